@@ -1,0 +1,12 @@
+"""`kiosk bench` (not built yet)."""
+
+from kiosk.errors import KioskError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("bench", help="(not built yet)")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    raise KioskError("'kiosk bench' is not built yet", exit_code=2)

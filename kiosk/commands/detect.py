@@ -1,0 +1,12 @@
+"""`kiosk detect` (not built yet)."""
+
+from kiosk.errors import KioskError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("detect", help="(not built yet)")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    raise KioskError("'kiosk detect' is not built yet", exit_code=2)

@@ -1,0 +1,12 @@
+"""`kiosk train` (not built yet)."""
+
+from kiosk.errors import KioskError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("train", help="(not built yet)")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    raise KioskError("'kiosk train' is not built yet", exit_code=2)
