@@ -202,17 +202,26 @@ def _code(ranks) -> int:
 
 _THREE_CODES = [(_code(ranks), ranks, high) for ranks, high in _THREE]
 _FIVE_CODES = [(_code(ranks), ranks) for ranks, _ in _FIVE]
-_FIVE_BY_CODE = {code: (i, ranks) for i, (code, ranks) in enumerate(_FIVE_CODES)}
+
+
+def _all_rank_splits() -> dict[int, list]:
+    """Every rank multiset that three straights can make (a few hundred), mapped to its
+    (front ranks, five ranks, five ranks) splits: checking a hand is then one look-up."""
+    table: dict[int, list] = {}
+    for front_code, front, front_high in _THREE_CODES:
+        for i, (code_a, five_a) in enumerate(_FIVE_CODES):
+            for code_b, five_b in _FIVE_CODES[i:]:  # each pair of fives once
+                total = front_code + code_a + code_b
+                table.setdefault(total, []).append(((front, front_high), five_a, five_b))
+    return table
+
+
+_SPLITS_BY_CODE = _all_rank_splits()
 
 
 def _rank_splits(cards: tuple[Card, ...]):
     """Every (front ranks, five ranks, five ranks) whose union is the rank multiset."""
-    total = _code(c.rank for c in cards)
-    for front_code, front, front_high in _THREE_CODES:
-        for i, (five_code, five_a) in enumerate(_FIVE_CODES):
-            found = _FIVE_BY_CODE.get(total - front_code - five_code)
-            if found is not None and found[0] >= i:  # each pair of fives once
-                yield (front, front_high), five_a, found[1]
+    return _SPLITS_BY_CODE.get(_code(c.rank for c in cards), ())
 
 
 def _three_straights(cards: tuple[Card, ...]) -> NaturalMatch | None:
