@@ -1,12 +1,89 @@
-"""`kiosk audit` (not built yet)."""
+"""`kiosk audit`: check the hand records' hash chain, prune by retention, flag hands for review.
+
+    kiosk audit verify [--db PATH] [--no-media]   exit 0 "all N records intact", 1 naming the first bad record
+    kiosk audit prune  [--db PATH] [--days N] [--budget-mb N]
+    kiosk audit flag   HAND_ID [--by NAME] [--note TEXT]    (a flagged hand is never pruned)
+    kiosk audit unflag HAND_ID
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
 
 from kiosk.errors import KioskError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("audit", help="(not built yet)")
-    parser.set_defaults(func=run)
+    parser = subparsers.add_parser("audit", help="verify, prune or flag the hand records")
+    actions = parser.add_subparsers(dest="audit_action", metavar="ACTION", required=True)
+
+    def common(sub):
+        sub.add_argument("--db", help="record database (default: records.db of the config, var/kiosk.sqlite)")
+        sub.add_argument("--config", help="kiosk config file (for its records section)")
+        sub.set_defaults(func=run)
+
+    verify = actions.add_parser("verify", help="check every record and media file against the hash chain")
+    common(verify)
+    verify.add_argument("--no-media", action="store_true", help="skip re-hashing the key frames and clips")
+
+    prune = actions.add_parser("prune", help="remove the oldest hands by age and disk budget (never one under review)")
+    common(prune)
+    prune.add_argument("--days", type=float, help="keep hands younger than this (default: records.retention_days)")
+    prune.add_argument("--budget-mb", type=float, help="disk budget in MB (default: records.disk_budget_mb)")
+
+    for name, text in (("flag", "mark a hand as under review"), ("unflag", "clear a hand's review flag")):
+        sub = actions.add_parser(name, help=text)
+        common(sub)
+        sub.add_argument("hand_id")
+        if name == "flag":
+            sub.add_argument("--by", default="floor", help="who flagged it")
+            sub.add_argument("--note", default="", help="why")
+
+
+def open_store(args, must_exist: bool = True):
+    from kiosk.records.store import HandStore
+    from kiosk.table.config import load_config
+
+    cfg = load_config(getattr(args, "config", None))
+    db = Path(args.db) if getattr(args, "db", None) else Path(cfg.records.db)
+    if must_exist and not db.exists():
+        raise KioskError(f"no record database at {db}", exit_code=2)
+    media_dir = None if getattr(args, "db", None) else cfg.records.media_dir
+    return HandStore(db, media_dir, create=not must_exist), cfg
 
 
 def run(args) -> int:
-    raise KioskError("'kiosk audit' is not built yet", exit_code=2)
+    store, cfg = open_store(args)
+    try:
+        if args.audit_action == "verify":
+            result = store.verify(check_media=not args.no_media)
+            if result.ok:
+                media = f", {result.media_checked} media files match" if not args.no_media else ""
+                print(f"all {result.count} records intact{media} (head {result.head[:16]})")
+                return 0
+            print(f"TAMPERED: {result.problem.message}")
+            return 1
+        if args.audit_action == "prune":
+            from kiosk.records.retention import prune
+
+            days = args.days if args.days is not None else cfg.records.retention_days
+            budget = args.budget_mb if args.budget_mb is not None else cfg.records.disk_budget_mb
+            report = prune(store, days, budget, time.time())
+            print(
+                f"pruned {len(report.hands)} hands ({report.records} records, {report.freed_bytes / 1e6:.1f} MB)"
+                + (f", checkpoint record {report.checkpoint}" if report.checkpoint else "")
+                + (f"; kept under review: {', '.join(report.kept_under_review)}" if report.kept_under_review else "")
+            )
+            return 0
+        if store.hand(args.hand_id) is None:
+            raise KioskError(f"no hand {args.hand_id!r} in {store.path}", exit_code=1)
+        if args.audit_action == "flag":
+            store.flag(args.hand_id, args.by, args.note)
+            print(f"hand {args.hand_id} is under review (never pruned)")
+        else:
+            store.unflag(args.hand_id)
+            print(f"hand {args.hand_id} is no longer under review")
+        return 0
+    finally:
+        store.close()

@@ -20,7 +20,7 @@ EventKind = Literal["frame", "phase", "verdict", "action", "source"]
 @dataclass(frozen=True, slots=True)
 class Event:
     kind: EventKind
-    # frame:   {"frame_index", "timestamp", "jpeg": bytes, "detections": Detections, "snapshot": TableSnapshot}
+    # frame:   {"frame_index", "timestamp", "image": np.ndarray BGR (read-only), "detections": Detections, "snapshot": TableSnapshot, "hand_id"}
     # phase:   {"phase": "waiting|cards_down|opened|verdict|cleared", "hand_id"}
     # verdict: {"verdict": Verdict}
     # action:  {"action": DealerAction}
