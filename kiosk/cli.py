@@ -24,6 +24,7 @@ COMMANDS = (
     "calibrate",
     "replay",
     "audit",
+    "pin",
 )
 
 

@@ -1,12 +1,89 @@
-"""`kiosk detect` (not built yet)."""
+"""`kiosk detect IMAGE... [--json]`: read the cards in pictures.
+
+With --json it prints the contract other tools call:
+    [{"image": "path", "cards": [{"card": "Ks", "confidence": 0.98, "box": [x1, y1, x2, y2]}]}]
+(boxes in pixels of the original image, one entry per physical card, the joker as "Jk").
+A picture that cannot be read gets {"image": ..., "cards": [], "error": "..."}, a line on
+stderr naming it, and the exit code 1; the other pictures are still read.
+Without --json it writes annotated copies into --out and prints a readable list.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
 
 from kiosk.errors import KioskError
 
+DOUBTFUL = 0.8
+
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("detect", help="(not built yet)")
-    parser.set_defaults(func=run)
+    p = subparsers.add_parser("detect", help="read the cards in images (--json for other tools)", description=__doc__)
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (a folder stands for the images in it)")
+    p.add_argument("--json", action="store_true", help="print JSON only (the contract other tools call)")
+    p.add_argument("--models", "--model-dir", dest="model_dir", default="models", help="reader folder (default: models)")
+    p.add_argument("--backend", default="auto", help="auto (fastest committed), openvino, onnx or pytorch")
+    p.add_argument("--out", type=Path, default=Path("runs/detect"), help="where annotated images go (without --json)")
+    p.add_argument("--no-images", action="store_true", help="do not write annotated images")
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    raise KioskError("'kiosk detect' is not built yet", exit_code=2)
+    from kiosk.vision.images import expand_inputs, load_image
+    from kiosk.vision.reader import load_reader
+
+    reader = load_reader(args.model_dir, backend=args.backend)
+    results, failed = [], 0
+    for path in expand_inputs(args.images):
+        try:
+            image = load_image(path)
+            dets = reader.read(image, source=str(path))
+        except KioskError as err:
+            failed += 1
+            print(f"kiosk detect: {err}", file=sys.stderr)
+            results.append({"image": str(path), "cards": [], "error": str(err)})
+            continue
+        entry = dets.to_json()
+        entry["image"] = str(path)
+        results.append(entry)
+        if not args.json:
+            _print_readable(path, dets)
+            if not args.no_images:
+                from kiosk.vision.draw import annotate
+                import cv2
+
+                args.out.mkdir(parents=True, exist_ok=True)
+                target = args.out / f"{path.stem}.detected.jpg"
+                cv2.imwrite(str(target), annotate(image, dets))
+                print(f"  annotated: {target}")
+    if args.json:
+        json.dump(results, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    elif failed:
+        print(f"{failed} of {len(results)} images could not be read", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _print_readable(path: Path, dets) -> None:
+    sure = [d for d in dets.cards if d.confidence >= DOUBTFUL]
+    doubtful = [d for d in dets.cards if d.confidence < DOUBTFUL]
+    w, h = dets.image_size
+    print(f"{path} ({w}x{h}): {len(dets.cards)} card(s), {dets.meta.get('ms_detect', 0) + dets.meta.get('ms_classify', 0):.0f} ms")
+    if sure:
+        print("  read:     " + "  ".join(f"{d.card} {d.confidence:.2f}" for d in _reading_order(sure)))
+    if doubtful:
+        print(
+            "  doubtful: "
+            + "  ".join(
+                f"{d.card} {d.confidence:.2f}" + (f" (or {d.alternatives[0][0]})" if d.alternatives else "")
+                for d in _reading_order(doubtful)
+            )
+        )
+    if not dets.cards:
+        print("  no cards found")
+
+
+def _reading_order(cards):
+    return sorted(cards, key=lambda d: (round(d.center[1] / 80), d.center[0]))

@@ -1,12 +1,102 @@
-"""`kiosk eval` (not built yet)."""
+"""`kiosk eval SET`: how well the card reader reads a labelled set.
 
-from kiosk.errors import KioskError
+SET is a generated data set (datasets/generated/<set>, scored per card with suits) or a
+folder of real photos with Pascal VOC labels (e.g. ../shared/data/real-photos-ranks,
+ranks only). Prints card precision and recall, the most confused pairs (6/9, suits of
+one colour, ...), and the share of pictures read with no error at all. With --min-*
+thresholds it exits 1 when the reader falls short (CI uses this).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("eval", help="(not built yet)")
-    parser.set_defaults(func=run)
+    p = subparsers.add_parser("eval", help="score the card reader on a labelled set", description=__doc__)
+    p.add_argument("set", type=Path, metavar="SET", help="generated data set folder, or a folder of VOC-labelled photos")
+    p.add_argument("--split", default="test", help="split of a generated set (default: test)")
+    p.add_argument("--limit", type=int, default=None, help="read at most this many pictures")
+    p.add_argument("--models", "--model-dir", dest="model_dir", default="models", help="reader folder (default: models)")
+    p.add_argument("--backend", default="auto")
+    p.add_argument("--out", type=Path, default=None, help="write the confusion matrix plot and JSON here")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--min-precision", type=float, default=None)
+    p.add_argument("--min-recall", type=float, default=None)
+    p.add_argument("--min-clean", type=float, default=None, help="minimum share of pictures read with no error")
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    raise KioskError("'kiosk eval' is not built yet", exit_code=2)
+    from kiosk.errors import KioskError
+    from kiosk.vision import evaluate
+    from kiosk.vision.reader import load_reader
+
+    if not args.set.is_dir():
+        raise KioskError(f"{args.set}: no such folder")
+    kind = evaluate.detect_set_kind(args.set)
+    reader = load_reader(args.model_dir, backend=args.backend)
+
+    def progress(done, total):
+        if not args.json and (done % 25 == 0 or done == total):
+            print(f"\r  read {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    if kind == "scenes":
+        result = evaluate.evaluate_scenes(reader, args.set, args.split, args.limit, progress)
+    else:
+        result = evaluate.evaluate_real_ranks(reader, args.set, args.limit, progress)
+    summary = result.to_json()
+    summary["model"] = reader.model_version
+    summary["backend"] = reader.backend
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        evaluate.plot_confusion(result, args.out / "confusion.png")
+        (args.out / "eval.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        _print(result, summary, kind)
+    short = []
+    if args.min_precision is not None and result.precision < args.min_precision:
+        short.append(f"precision {result.precision:.4f} < {args.min_precision}")
+    if args.min_recall is not None and result.recall < args.min_recall:
+        short.append(f"recall {result.recall:.4f} < {args.min_recall}")
+    if args.min_clean is not None and result.clean_share < args.min_clean:
+        short.append(f"clean pictures {result.clean_share:.4f} < {args.min_clean}")
+    for line in short:
+        print(f"kiosk eval: below threshold: {line}", file=sys.stderr)
+    return 1 if short else 0
+
+
+def _print(result, summary, kind) -> None:
+    what = "card" if kind == "scenes" else "rank"
+    print(f"set:        {result.source} ({result.images} pictures, model {summary['model']}, {summary['backend']})")
+    print(f"{what} precision: {result.precision:.4f}  ({result.correct} right of {result.readings} read)")
+    print(f"{what} recall:    {result.recall:.4f}  ({result.correct} right of {result.labelled} labelled)")
+    print(f"read with no error: {result.clean_share:.3f} of pictures ({result.clean_images}/{result.images})")
+    if result.full_showdowns:
+        print(
+            f"52-card showdowns with no error: {result.clean_showdown_share:.3f} "
+            f"({result.clean_full_showdowns}/{result.full_showdowns})"
+        )
+    if summary["median_ms"] is not None:
+        print(f"median read time: {summary['median_ms']} ms per picture")
+    if result.confusions:
+        print("most confused pairs (true -> read):")
+        for (t, r), n in result.confusions.most_common(10):
+            print(f"  {t:>3} -> {r:<3} x{n}   {summary_kind(t, r)}")
+        print("by kind: " + ", ".join(f"{k} {n}" for k, n in result.confusion_kinds().most_common()))
+    else:
+        print("most confused pairs: none")
+    if result.missed:
+        print("missed: " + " ".join(f"{c} x{n}" for c, n in result.missed.most_common(10)))
+    if result.extra:
+        print("extra readings: " + " ".join(f"{c} x{n}" for c, n in result.extra.most_common(10)))
+
+
+def summary_kind(t, r):
+    from kiosk.vision.evaluate import confusion_kind
+
+    return confusion_kind(t, r)

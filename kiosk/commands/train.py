@@ -1,12 +1,159 @@
-"""`kiosk train` (not built yet)."""
+"""`kiosk train`: train the card reader (index detector + index classifier) with ultralytics.
+
+    kiosk train --data datasets/generated/<set> [--out models] [--seed 0]
+
+Reproducible from the seed (same set + seed + command = same tiles, crops and training
+order). Writes weights, ONNX and OpenVINO exports, `reader.json` and figures into --out;
+ultralytics' own runs (progress, plots) go to runs/. See docs/detector.md.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
 
 from kiosk.errors import KioskError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("train", help="(not built yet)")
-    parser.set_defaults(func=run)
+    p = subparsers.add_parser(
+        "train",
+        help="train the card reader (index detector + classifier) from a generated data set",
+        description=__doc__,
+    )
+    p.add_argument("--data", required=True, type=Path, help="generated data set folder (datasets/generated/<set>)")
+    p.add_argument("--out", type=Path, default=Path("models"), help="where the weights go (default: models)")
+    p.add_argument("--runs", type=Path, default=Path("runs"), help="ultralytics run folder (default: runs)")
+    p.add_argument("--stage", choices=("both", "detector", "classifier"), default="both")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--det-epochs", type=int, default=30)
+    p.add_argument("--det-hours", type=float, default=0.0, help="fit the detector's epochs into this many hours")
+    p.add_argument("--det-imgsz", type=int, default=416)
+    p.add_argument("--det-batch", type=int, default=16)
+    p.add_argument("--det-tiles", type=int, default=6000, help="detector training tiles to cut")
+    p.add_argument("--det-model", default="yolo11p-index", help="detector .yaml (default: yolo11p-index, a narrow yolo11)")
+    p.add_argument("--cls-epochs", type=int, default=10)
+    p.add_argument("--cls-hours", type=float, default=0.0)
+    p.add_argument("--cls-imgsz", type=int, default=64)
+    p.add_argument("--cls-batch", type=int, default=256)
+    p.add_argument("--cls-crops", type=int, default=150_000, help="classifier training crops to cut")
+    p.add_argument("--copies", type=int, default=1, help="jittered crops per labelled index")
+    p.add_argument("--resume-from", type=Path, default=None, help="start from the weights in this folder (e.g. models)")
+    p.add_argument("--name", default="reader", help="name of the runs/ sub-folders")
+    p.add_argument("--mine", type=int, default=0, metavar="N",
+                   help="add the detector's own boxes on N training scenes to the classifier crops "
+                        "(its finds on labelled indices, and its false finds as background)")
+    p.add_argument("--no-export", action="store_true", help="skip ONNX/OpenVINO exports")
+    p.add_argument("--no-eval", action="store_true", help="skip the evaluation on the validation scenes")
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    raise KioskError("'kiosk train' is not built yet", exit_code=2)
+    from kiosk.vision import prepare, training
+
+    data = args.data
+    if not (data / "scenes").is_dir() or not (data / "images").is_dir():
+        raise KioskError(f"--data {data}: not a generated data set (needs images/ and scenes/; see datasets/build.py)")
+    # ultralytics rounds a classifier's imgsz up to its stride (32); crops must be cut at
+    # the size the network really trains at, or reading sees other pixels than training.
+    cls_imgsz = max(32, -(-args.cls_imgsz // 32) * 32)
+    if cls_imgsz != args.cls_imgsz:
+        print(f"[train] --cls-imgsz {args.cls_imgsz} -> {cls_imgsz} (a multiple of the classifier's stride 32)")
+    args.cls_imgsz = cls_imgsz
+    cfg = training.TrainConfig(
+        data=data,
+        out=args.out,
+        runs=args.runs,
+        stages=("detector", "classifier") if args.stage == "both" else (args.stage,),
+        det_epochs=args.det_epochs,
+        det_hours=args.det_hours,
+        det_imgsz=args.det_imgsz,
+        det_batch=args.det_batch,
+        det_model=args.det_model,
+        cls_epochs=args.cls_epochs,
+        cls_hours=args.cls_hours,
+        cls_imgsz=args.cls_imgsz,
+        cls_batch=args.cls_batch,
+        resume_from=args.resume_from,
+        seed=args.seed,
+        workers=args.workers,
+        max_det_train=args.det_tiles,
+        max_cls_train=args.cls_crops,
+        copies=args.copies,
+        name=args.name,
+        exports=() if args.no_export else ("onnx", "openvino"),
+    )
+    pcfg = prepare.PrepareConfig(
+        max_det_train=cfg.max_det_train,
+        max_cls_train=cfg.max_cls_train,
+        cls_size=cfg.cls_imgsz,
+        copies=cfg.copies,
+        seed=cfg.seed,
+        tile=cfg.det_imgsz,
+    )
+    prep_root = cfg.runs / "prep" / f"{cfg.name}"
+    out = cfg.out
+    out.mkdir(parents=True, exist_ok=True)
+    old_meta_path = out / training.READER_JSON
+    old_meta = json.loads(old_meta_path.read_text()) if old_meta_path.is_file() else {}
+    t0 = time.time()
+
+    det_files = old_meta.get("detector", {}).get("files") or _files_in(out, training.DETECTOR)
+    cls_files = old_meta.get("classifier", {}).get("files") or _files_in(out, training.CLASSIFIER)
+    cls_names = old_meta.get("classifier", {}).get("names")
+    if "detector" in cfg.stages:
+        print(f"[train] cutting detector tiles from {data} ...", flush=True)
+        data_yaml = prepare.prepare_detector(data, prep_root / "det", pcfg)
+        print(f"[train] training the index detector ({time.time() - t0:.0f} s)", flush=True)
+        best = training.train_detector(cfg, data_yaml)
+        det_files = training.export_model(best, out, training.DETECTOR, "detector", cfg.exports)
+    if "classifier" in cfg.stages:
+        print(f"[train] cutting classifier crops from {data} ...", flush=True)
+        mined = None
+        if args.mine:
+            from kiosk.vision.reader import load_index_finder
+
+            det_dir = out if "detector" in cfg.stages else (cfg.resume_from or out)
+            det_pt = det_dir / f"{training.DETECTOR}.pt"
+            print(f"[train] mining detector boxes on {args.mine} training scenes with {det_pt} ...", flush=True)
+            finder = load_index_finder(det_pt, "pytorch", training.DET_INPUT)
+            finder.conf_threshold = 0.1  # the reader's own threshold: everything the classifier must judge
+            mined = prepare.mine_detector_boxes(finder, data, "train", args.mine, cfg.seed)
+            print(f"[train] mined {sum(len(v) for v in mined.values())} boxes "
+                  f"({sum(1 for v in mined.values() for b in v if b[1] == prepare.BG)} background)", flush=True)
+        crops = prepare.prepare_classifier(data, prep_root / "cls", pcfg, mined=mined)
+        print(f"[train] training the index classifier ({time.time() - t0:.0f} s)", flush=True)
+        best = training.train_classifier(cfg, crops)
+        cls_files = training.export_model(best, out, training.CLASSIFIER, "classifier", cfg.exports, cfg.cls_imgsz)
+        from ultralytics import YOLO
+
+        names = YOLO(str(out / f"{training.CLASSIFIER}.pt"), task="classify").names
+        cls_names = [names[i] for i in range(len(names))]
+    if not cls_names and cls_files:
+        from ultralytics import YOLO
+
+        names = YOLO(str(out / cls_files["pytorch"]), task="classify").names
+        cls_names = [names[i] for i in range(len(names))]
+    if not det_files or not cls_files:
+        raise KioskError(f"{out}: the reader needs both stages; train the missing one (--stage both)")
+    training.write_reader_json(out, det_files, cls_files, cls_names, cfg)
+    print(f"[train] weights written to {out} ({time.time() - t0:.0f} s)", flush=True)
+    if not args.no_eval:
+        from kiosk.vision import figures
+
+        figures.training_figures(cfg, out, prep_root)
+    return 0
+
+
+def _files_in(out: Path, stem: str) -> dict | None:
+    """The weights and exports of one stage already in `out` (from an earlier, interrupted run)."""
+    if not (out / f"{stem}.pt").is_file():
+        return None
+    files = {"pytorch": f"{stem}.pt"}
+    if (out / f"{stem}.onnx").is_file():
+        files["onnx"] = f"{stem}.onnx"
+    if (out / f"{stem}_openvino_model").is_dir():
+        files["openvino"] = f"{stem}_openvino_model"
+    return files

@@ -1,0 +1,334 @@
+"""`kiosk bench pipeline`: frame-to-verdict latency, time to verdict, accuracy, memory soak.
+
+    kiosk bench pipeline                      # the demo recording, real card reader
+    kiosk bench pipeline --truth              # ... with the recording's exact labels (table stages only)
+    kiosk bench pipeline --rendered 100       # 100 rendered hands (unseen decks): exact-read rate
+    kiosk bench pipeline --soak-minutes 60    # an hour of (looped) video: RSS at start and end
+
+Latency is measured per frame from the frame entering the pipeline to the table state
+(snapshot, stable hand, verdict) being published; "time to verdict" is, per hand of the
+demo, from the frame on which its last seat opened (ground truth, table.json) to the
+verdict, in video time, plus the processing time of the deciding frame.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from kiosk.errors import KioskError
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--video", metavar="PATH", help="video to run (default: the demo recording)")
+    parser.add_argument("--config", metavar="FILE", help="table config (default: none)")
+    parser.add_argument("--models", default="models", help="card reader folder (default: models)")
+    parser.add_argument("--backend", default="auto", help="reader backend (default: auto)")
+    parser.add_argument("--truth", action="store_true",
+                        help="read the demo's exact labels instead of running the card reader")
+    parser.add_argument("--frames", type=int, default=0, help="stop after this many frames (0: all)")
+    parser.add_argument("--realtime", action="store_true",
+                        help="play the video at its own speed, dropping the frames a slow pipeline cannot take "
+                        "(as live); the time to verdict then includes the processing")
+    parser.add_argument("--rendered", type=int, default=0, metavar="HANDS",
+                        help="also read this many rendered hands of unseen deck designs and report the exact-read rate")
+    parser.add_argument("--frames-per-hand", type=int, default=6, help="frames per rendered hand (default 6)")
+    parser.add_argument("--soak-minutes", type=float, default=0.0, metavar="MIN",
+                        help="run this many minutes of looped video and print memory at start and end")
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads for the reader (default 2)")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures to this JSON file")
+
+
+def rss_mb() -> float:
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class TimedReader:
+    """Wraps a reader to time it (the rest of the frame's time is the table stages)."""
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.model_version = getattr(reader, "model_version", "")
+        self.seconds: list[float] = []
+
+    def read(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        out = self.reader.read(*args, **kwargs)
+        self.seconds.append(time.perf_counter() - t0)
+        if len(self.seconds) > 20000:
+            del self.seconds[:10000]
+        return out
+
+
+def _reader(args, truth_scenes):
+    if args.truth:
+        from kiosk.table.groundtruth import SceneReader
+
+        if truth_scenes is None:
+            raise KioskError("--truth needs the demo recording (its table.json holds the labels)")
+        fps = truth_scenes.truth["fps"]
+        # by the frame's time, not its index: a real-time source skips frames
+        return (SceneReader(truth_scenes, by_time_fps=fps if args.realtime else None),
+                "ground truth (exact labels of the rendered frames)")
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    try:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    except Exception:  # noqa: BLE001 - torch is optional for onnx/openvino backends
+        pass
+    from kiosk.vision.reader import load_reader
+
+    reader = load_reader(args.models, args.backend)
+    return reader, f"card reader {reader.model_version} ({reader.backend})"
+
+
+def _pct(values, q):
+    return float(np.percentile(values, q)) * 1000 if values else float("nan")
+
+
+def run(args) -> int:
+    from kiosk.table.config import DEMO_RECORDING, load_config
+    from kiosk.table.groundtruth import DemoScenes
+    from kiosk.table.hub import Hub
+    from kiosk.table.runner import TableRunner
+    from kiosk.table.sources import open_source
+
+    cfg = load_config(args.config)
+    video = Path(args.video) if args.video else DEMO_RECORDING
+    truth = None
+    truth_path = video.with_suffix(".json")
+    if truth_path.exists():
+        truth = json.loads(truth_path.read_text())
+    scenes = DemoScenes(truth) if truth is not None and "seed" in truth else None
+    reader, reader_name = _reader(args, scenes)
+    if args.truth:  # render every frame's labels before the clock starts
+        for i in range(min(len(scenes.timeline), args.frames or len(scenes.timeline))):
+            scenes(i)
+    timed = TimedReader(reader)
+    figures: dict = {"video": str(video), "reader": reader_name, "cpu_threads": args.threads,
+                     "cores": os.cpu_count()}
+    print(f"pipeline benchmark: {video} ({reader_name}), {os.cpu_count()} CPU cores"
+          + (", played in real time" if args.realtime else ", every frame"))
+    figures["realtime"] = args.realtime
+
+    # 1. the video through the pipeline, as fast as it goes
+    hub = Hub()
+    verdicts = []
+    hub.subscribe(lambda e: verdicts.append((e.data["verdict"], time.perf_counter())) if e.kind == "verdict" else None)
+    source = open_source(video, realtime=args.realtime)
+    frames = _limited(source, args.frames)
+    runner = TableRunner(cfg, frames, timed, hub)
+    t0 = time.perf_counter()
+    final = runner.run_to_end()
+    wall = time.perf_counter() - t0
+    timings = [t for _, t, _ in runner.timings]
+    read = timed.seconds[1:]  # the first read warms the model up
+    table = [t - r for t, r in zip(timings[1:], read)]
+    changed = [t for _, t, c in runner.timings[1:] if c]
+    figures["frames"] = len(timings)
+    figures["frame_to_state_ms"] = {"median": _pct(timings[1:], 50), "p90": _pct(timings[1:], 90),
+                                    "max": _pct(timings[1:], 100)}
+    figures["reader_ms_median"] = _pct(read, 50)
+    figures["table_stages_ms_median"] = _pct(table, 50)
+    figures["frame_to_updated_verdict_ms_median"] = _pct(changed, 50)
+    print(f"  frames: {len(timings)} in {wall:.1f} s ({len(timings) / max(wall, 1e-9):.1f} frames/s)")
+    print(f"  frame -> updated state: median {figures['frame_to_state_ms']['median']:.1f} ms, "
+          f"p90 {figures['frame_to_state_ms']['p90']:.1f} ms "
+          f"(reader {figures['reader_ms_median']:.1f} ms, table stages {figures['table_stages_ms_median']:.1f} ms)")
+    print(f"  frame -> updated verdict (frames that changed it): median "
+          f"{figures['frame_to_updated_verdict_ms_median']:.1f} ms over {len(changed)} frames")
+
+    # 2. per hand: exact read, and time from the last seat opening to the verdict
+    if truth is not None and scenes is not None:
+        fps = truth["fps"]
+        opened = scenes.last_opened()
+        hands = []
+        firsts: dict = {}
+        for v, _ in verdicts:
+            firsts.setdefault(v.hand_id, v)
+        per_hand = list(firsts.values())
+        for k, hand in enumerate(truth["hands"]):
+            want = hand["showdown"]["seats"]
+            got = final[k] if k < len(final) else None
+            first = per_hand[k] if k < len(per_hand) else None
+            exact = got is not None and got.showdown["seats"] == want
+            row = {"hand": k + 1, "note": hand["note"], "exact": exact,
+                   "confident": bool(got and got.confident), "readable_in_video": scenes.readable(k)}
+            if first is not None:
+                process = dict((i, t) for i, t, _ in runner.timings).get(first.frame_index, 0.0)
+                if args.realtime:  # processing already delayed which frames were seen
+                    process = 0.0
+                row["seconds_after_last_opened"] = round(first.meta["timestamp"] - opened[k] / fps + process, 3)
+            hands.append(row)
+            after = row.get("seconds_after_last_opened")
+            print(f"  hand {k + 1}: {'exact' if exact else 'NOT exact'}, "
+                  f"{'confident' if row['confident'] else 'not confident'}; verdict "
+                  + (f"{after:.2f} s after the last seat opened" if after is not None else "never")
+                  + ("" if row["readable_in_video"] else " (cards hidden in the recording itself)"))
+        figures["hands"] = hands
+
+    # 3. rendered hands of unseen deck designs
+    if args.rendered:
+        figures["rendered"] = rendered_accuracy(cfg, None if args.truth else timed.reader, args.rendered,
+                                                args.frames_per_hand)
+        r = figures["rendered"]
+        print(f"  rendered hands ({r['decks']}; {r['noise']}): exact {r['exact']}/{r['hands']} "
+              f"({100 * r['exact_rate']:.1f}%), confident and wrong: {r['confident_wrong']}, "
+              f"not confident: {r['not_confident']}; left out {r['hidden_index_scenes']} of {r['rendered']} "
+              "renders where some card shows no index at all")
+
+    # 4. memory soak
+    if args.soak_minutes > 0:
+        figures["soak"] = soak(cfg, timed.reader, video, args.soak_minutes)
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
+    return 0
+
+
+def _limited(source, n):
+    for i, frame in enumerate(source):
+        if n and i >= n:
+            source.close()
+            break
+        yield frame
+
+
+def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int = 1000) -> dict:
+    """Random 4-seat showdowns, rendered with unseen deck designs under a fixed overhead camera.
+
+    reader None: each frame's exact labels with a reader's noise (tests the table stages alone).
+    """
+    from kiosk.table.groundtruth import Noise, SceneReader
+
+    from kiosk.synth.art import list_decks
+    from kiosk.synth.table import SeatLayout, TableLayout, render_table
+    from kiosk.table.groundtruth import set_hands, shuffled_deck
+    from kiosk.table.hub import Hub
+    from kiosk.table.runner import TableRunner
+    from kiosk.table.sources import Frame
+
+    decks = [d for d in (_unseen_decks() or list_decks()) if _complete(d)]
+    exact = wrong = unsure = hidden = 0
+    # A fixed overhead camera over a full-size felt (a card about 10% of the frame's height):
+    # slight tilt and turn, the renderer's random light, noise, blur, felt, chips and placement.
+    camera = {"preset": "random", "perspective": 0.03, "rotation": 3.0, "zoom": 1.0, "shift": [0.0, 0.0],
+              "hands": 0, "jitter": 0.3, "motion_blur": 0, "card_height": 110}
+    for h in range(hands):
+        rng = np.random.default_rng(seed + h)
+        layout = set_hands(shuffled_deck(seed + h))
+        scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in layout.items())),
+                             decks[h % len(decks)], seed + h, camera)
+        if not all(c["corners"] for c in scene.scene["cards"] if c["face_up"]):
+            hidden += 1  # some card shows no index at all (rows fanned over each other): nobody can read it
+            continue
+        frames = []
+        for i in range(frames_per_hand):  # sensor noise differs frame to frame; the cards do not move
+            noisy = np.clip(scene.image.astype(np.int16) + rng.normal(0, 3, scene.image.shape), 0, 255).astype(np.uint8)
+            frames.append(Frame(noisy, i, i * 0.2, f"rendered-{h}"))
+        if reader is None:
+            use = SceneReader(lambda i, sc=scene.scene: sc, Noise(drop=0.05, misread=0.01), seed=h)
+        else:
+            use = reader
+        runner = TableRunner(cfg, frames, use, Hub())
+        verdicts = runner.run_to_end()
+        want = [{"seat": s, **{r: list(c) for r, c in rows.items()}} for s, rows in layout.items()]
+        got = verdicts[-1] if verdicts else None
+        ok = got is not None and got.showdown["seats"] == want
+        exact += ok
+        if got is not None and got.confident and not ok:
+            wrong += 1
+        if got is None or not got.confident:
+            unsure += 1
+    readable = hands - hidden
+    return {"hands": readable, "rendered": hands, "camera": camera, "hidden_index_scenes": hidden, "exact": exact,
+            "exact_rate": exact / max(1, readable), "confident_wrong": wrong, "not_confident": unsure,
+            "decks": ", ".join(decks), "frames_per_hand": frames_per_hand,
+            "noise": "none (real reader)" if reader is not None else "exact labels, 5% missed, 1% misread per frame"}
+
+
+def _complete(deck_id: str) -> bool:
+    """Does this deck design have usable art for all 52 cards?"""
+    from kiosk.cards import CLASS_NAMES
+    from kiosk.synth.art import load_deck
+
+    try:
+        deck = load_deck(deck_id)
+    except Exception:  # noqa: BLE001 - an unusable design is simply not used
+        return False
+    return all(deck.has(c) for c in CLASS_NAMES[:52])
+
+
+def _unseen_decks(models: str = "models") -> list[str]:
+    """Deck designs the card reader never trained on (its evaluation decks, or a data set's test split)."""
+    try:
+        held_out = json.loads((Path(models) / "reader.json").read_text()).get("eval_decks") or []
+    except (OSError, ValueError):
+        held_out = []
+    if held_out:
+        return list(held_out)
+    for path in sorted(Path("datasets/generated").glob("*/decks.json")):
+        try:
+            test = json.loads(path.read_text()).get("test") or []
+        except (OSError, ValueError):
+            continue
+        if test:
+            return list(test)
+    return []
+
+
+def soak(cfg, reader, video: Path, minutes: float) -> dict:
+    """Run `minutes` of looped video through the pipeline; print RSS at start, along the way, at the end."""
+    import gc
+
+    from kiosk.table.hub import Hub
+    from kiosk.table.runner import TableRunner
+    from kiosk.table.sources import open_source
+
+    source = open_source(video, loop=True)
+    fps = getattr(source, "fps", 25.0)
+    total = int(minutes * 60 * fps)
+    hub = Hub()
+    count = {"verdicts": 0}
+    hub.subscribe(lambda e: count.__setitem__("verdicts", count["verdicts"] + 1) if e.kind == "verdict" else None)
+    runner = TableRunner(cfg, None, reader, hub)
+    samples = []
+    t0 = time.perf_counter()
+    start = None
+    done = 0
+    for frame in source:
+        done += 1
+        runner.process(frame)
+        if frame.index == min(50, total - 1):
+            gc.collect()
+            start = rss_mb()
+            samples.append((frame.index, start))
+            print(f"  soak: RSS at start (frame {frame.index}): {start:.1f} MB")
+        elif frame.index and frame.index % max(1, total // 10) == 0:
+            samples.append((frame.index, rss_mb()))
+        if frame.index + 1 >= total:
+            break
+    source.close()
+    gc.collect()
+    end = rss_mb()
+    wall = time.perf_counter() - t0
+    if done < total:
+        print(f"  soak: the video ended after {done} of {total} frames (unreadable on reopening?)")
+    print(f"  soak: {done} frames = {done / fps / 60:.1f} min of video in {wall / 60:.1f} min; RSS at end {end:.1f} MB "
+          f"(start {start:.1f} MB, growth {end - (start or end):+.1f} MB); {count['verdicts']} verdicts published")
+    return {"video_minutes": done / fps / 60, "frames": done, "rss_start_mb": start, "rss_end_mb": end,
+            "samples": samples, "verdicts": count["verdicts"], "wall_minutes": wall / 60}

@@ -1,0 +1,313 @@
+"""The one configuration file of a table (YAML, validated by pydantic; frozen).
+
+Every section has defaults, so `load_config(None)` is a working kiosk: the whole
+frame is the table, four seats (1 bottom, 2 left, 3 top, 4 right, clockwise), the
+built-in demo recording as the camera. Errors name the key and the line:
+
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "t.yaml")
+>>> _ = open(path, "w").write("table:\\n  name: t1\\ngame:\\n  button: 7\\n")
+>>> load_config(path)  # doctest: +IGNORE_EXCEPTION_DETAIL
+Traceback (most recent call last):
+...
+kiosk.errors.KioskError: .../t.yaml line 4: game.button: seat 7 is not a seat of this table (seats 1-4)
+>>> load_config(None).game.profile
+'mandarin'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from kiosk.errors import KioskError
+
+DEMO_RECORDING = Path(__file__).resolve().parent.parent / "data" / "demo" / "table.mp4"
+FACINGS = ("bottom", "left", "top", "right")
+# Default seat of each table edge, seen from above: seat 1 at the bottom, clockwise.
+DEFAULT_FACING = {1: "bottom", 2: "left", 3: "top", 4: "right"}
+
+Point = tuple[float, float]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TableSection(_Section):
+    name: str = "table-1"
+    seats: int = Field(4, ge=2, le=10)
+
+
+class SeatZone(_Section):
+    """One seat: its zone on the image (polygon, pixels) and the table edge it sits at."""
+
+    seat: int = Field(ge=1)
+    zone: tuple[Point, ...]
+    facing: Literal["bottom", "left", "top", "right"]
+    # Optional fixed row bands: depth from the seat's edge (fraction of the zone's depth) where
+    # back ends and where middle ends. Used only when the cards do not form three clear bands.
+    bands: tuple[float, float] | None = None
+
+    @field_validator("zone")
+    @classmethod
+    def _polygon(cls, zone):
+        if len(zone) < 3:
+            raise ValueError(f"a zone needs at least 3 points, got {len(zone)}")
+        return zone
+
+    @field_validator("bands")
+    @classmethod
+    def _bands(cls, bands):
+        if bands is not None and not 0 < bands[0] < bands[1] < 1:
+            raise ValueError("bands are two depths 0 < back_end < middle_end < 1")
+        return bands
+
+
+class Geometry(_Section):
+    # The felt's four corners in the image, clockwise from seat 1's left (bottom-left seen from
+    # above): [bottom-left, top-left, top-right, bottom-right]. None: the whole frame is the felt.
+    corners: tuple[Point, ...] | None = None
+    # Find the corners from ArUco markers (DICT_4X4_50, ids 0-3) on the first frame.
+    aruco: bool = False
+    seats: tuple[SeatZone, ...] | None = None
+    # "cluster": rows from the card centres' three bands (robust to a shifted layout);
+    # "bands": rows from each seat's fixed `bands`.
+    rows: Literal["cluster", "bands"] = "cluster"
+
+    @field_validator("corners")
+    @classmethod
+    def _four_corners(cls, corners):
+        if corners is not None and len(corners) != 4:
+            raise ValueError(
+                f"the felt has 4 corners (bottom-left, top-left, top-right, bottom-right), got {len(corners)}"
+            )
+        return corners
+
+
+class PairStake(_Section):
+    seats: tuple[int, int]
+    stake: float = Field(gt=0)
+
+
+class Game(_Section):
+    profile: str = "mandarin"
+    button: int | None = None
+    dead: tuple[int, ...] = ()
+    stake: float = Field(1, gt=0)
+    pair_stakes: tuple[PairStake, ...] = ()
+    stacks: dict[int, float] = Field(default_factory=dict)
+
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, name):
+        from kiosk.rules.profiles import get_profile
+
+        try:
+            get_profile(name)
+        except KioskError as err:
+            raise ValueError(str(err)) from None
+        return name
+
+
+class Stabilizer(_Section):
+    # The layout must hold this long (no card appearing, vanishing or changing) before a verdict.
+    hold_seconds: float = Field(0.5, ge=0)
+    # Frames that must agree on a card before it counts as read.
+    min_votes: int = Field(3, ge=1)
+    # Mean confidence of the frames that read a card, needed for a confident read (and its lead
+    # over any other reading of that position, per frame, must be at least half of it).
+    min_confidence: float = Field(0.8, gt=0, le=1)
+    # Share of the frames that saw a card position that must give it the same first reading.
+    min_agreement: float = Field(0.7, gt=0, le=1)
+    # Detections below this confidence are ignored entirely.
+    min_detection_confidence: float = Field(0.25, ge=0, le=1)
+    # Observations kept per card position (older ones are forgotten).
+    window_frames: int = Field(30, ge=1)
+    # A seat counts as opened when this many of its cards are read (a full set hand is 13).
+    open_min_cards: int = Field(10, ge=1, le=13)
+    # The table must look empty this long before a hand counts as cleared.
+    clear_seconds: float = Field(1.5, ge=0)
+    # A card position not seen for this long is forgotten (the card was picked up).
+    forget_seconds: float = Field(3.0, gt=0)
+    # Two readings closer than this fraction of a card index's size are the same card position.
+    match_radius: float = Field(1.2, gt=0)
+
+
+class Web(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(5000, ge=1, le=65535)
+    four_colour: bool = False
+    floor_pin_hash: str | None = None
+    pin_attempts_per_minute: int = Field(5, ge=1)
+
+
+class Records(_Section):
+    db: str = "var/kiosk.sqlite"
+    media_dir: str = "var/media"
+    retention_days: int = Field(90, ge=1)
+    disk_budget_mb: int = Field(2000, ge=1)
+    enabled: bool = True
+
+
+class KioskConfig(_Section):
+    table: TableSection = TableSection()
+    source: int | str = str(DEMO_RECORDING)
+    geometry: Geometry = Geometry()
+    game: Game = Game()
+    stabilizer: Stabilizer = Stabilizer()
+    web: Web = Web()
+    records: Records = Records()
+
+    @model_validator(mode="after")
+    def _seats_exist(self):
+        n = self.table.seats
+        seats = range(1, n + 1)
+
+        def check(loc: tuple, seat: int) -> None:
+            if seat not in seats:
+                raise _LocatedError(loc, f"seat {seat} is not a seat of this table (seats 1-{n})")
+
+        if self.game.button is not None:
+            check(("game", "button"), self.game.button)
+        for i, seat in enumerate(self.game.dead):
+            check(("game", "dead", i), seat)
+        for seat in self.game.stacks:
+            check(("game", "stacks", seat), seat)
+        for i, pair in enumerate(self.game.pair_stakes):
+            for j, seat in enumerate(pair.seats):
+                check(("game", "pair_stakes", i, "seats", j), seat)
+            if pair.seats[0] == pair.seats[1]:
+                raise _LocatedError(("game", "pair_stakes", i, "seats"), "a pair needs two different seats")
+        zones = self.geometry.seats
+        if zones is None:
+            if n != 4:
+                raise _LocatedError(
+                    ("geometry", "seats"),
+                    f"the default layout has 4 seats; give a zone for each of the {n} seats",
+                )
+        else:
+            numbers = [z.seat for z in zones]
+            for i, seat in enumerate(numbers):
+                check(("geometry", "seats", i, "seat"), seat)
+                if numbers.count(seat) > 1:
+                    raise _LocatedError(("geometry", "seats", i, "seat"), f"seat {seat} has two zones")
+            missing = sorted(set(seats) - set(numbers))
+            if missing:
+                raise _LocatedError(("geometry", "seats"), f"no zone for seat(s) {missing}")
+        return self
+
+    def digest(self) -> str:
+        """A stable hash of the configuration in force (recorded with each hand)."""
+        text = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def facing(self, seat: int) -> str:
+        if self.geometry.seats is None:
+            return DEFAULT_FACING[seat]
+        return next(z.facing for z in self.geometry.seats if z.seat == seat)
+
+
+class _LocatedError(ValueError):
+    """A cross-field problem that knows which key it is about."""
+
+    def __init__(self, loc: tuple, message: str):
+        super().__init__(message)
+        self.loc = loc
+        self.message = message
+
+
+def load_config(path: str | Path | None) -> KioskConfig:
+    """Read and validate a config file; None gives the defaults."""
+    if path is None:
+        return KioskConfig()
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise KioskError(f"cannot read config {path}: {err.strerror or err}") from None
+    try:
+        root = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or str(err)
+        raise KioskError(f"{path}{where}: not valid YAML: {problem}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise KioskError(f"{path} line 1: the config must be a mapping of sections (table, source, geometry, ...)")
+    data = _resolve_source(data, path)
+    try:
+        return KioskConfig.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = tuple(first["loc"])
+        message = first["msg"]
+        ctx_error = (first.get("ctx") or {}).get("error")
+        if isinstance(ctx_error, _LocatedError):
+            loc, message = ctx_error.loc, ctx_error.message
+        elif message.startswith("Value error, "):
+            message = message[len("Value error, "):]
+        if first["type"] == "extra_forbidden":
+            message = "unknown key"
+        loc = _clean_loc(data, loc)
+        key = ".".join(str(p) for p in loc) or "(top level)"
+        line = _line_of(root, loc)
+        raise KioskError(f"{path} line {line}: {key}: {message}") from None
+
+
+def _clean_loc(data: Any, loc: tuple) -> tuple:
+    """Drop what pydantic adds to a location that is not a key (union member names)."""
+    out = []
+    for part in loc:
+        if isinstance(data, dict):
+            match = next((k for k in data if str(k) == str(part)), None)
+            out.append(part)
+            data = data.get(match) if match is not None else None
+        elif isinstance(data, list) and isinstance(part, int):
+            out.append(part)
+            data = data[part] if part < len(data) else None
+        elif data is None and not out[-1:] == [part]:
+            out.append(part)
+    return tuple(out)
+
+
+def _resolve_source(data: dict, path: Path) -> dict:
+    """A relative source path is relative to the config file, like a person would expect."""
+    source = data.get("source")
+    if isinstance(source, str) and "://" not in source and not source.isdigit():
+        candidate = (path.parent / source)
+        if not Path(source).is_absolute() and candidate.exists():
+            data = {**data, "source": str(candidate)}
+    return data
+
+
+def _line_of(node, loc: tuple) -> int:
+    """The 1-based line of the YAML node at `loc` (or of its deepest existing parent)."""
+    line = (node.start_mark.line + 1) if node is not None else 1
+    for part in loc:
+        if node is None:
+            break
+        if isinstance(node, yaml.MappingNode):
+            found = None
+            for key, value in node.value:
+                if str(key.value) == str(part):
+                    found = (key, value)
+                    break
+            if found is None:
+                break
+            node = found[1]
+            line = found[0].start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line

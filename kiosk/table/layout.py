@@ -1,0 +1,227 @@
+"""Where each card lies: seat, row and position, whatever way the seat faces.
+
+Table coordinates: the felt mapped to a rectangle (through the homography of its four
+corners when they are configured; the frame itself otherwise), seen from above with
+seat 1's edge at the bottom. For every seat we measure two things in those coordinates:
+`depth`, the distance from the seat's own edge towards the centre, and `lateral`, the
+position left to right as the player sees it. Rows are the three bands of depth of a
+seat's cards (back nearest the edge, then middle, front nearest the centre); the band
+positions come from the cards themselves, so a layout shifted on the felt still reads.
+
+>>> geo = TableGeometry.default((1920, 1080))
+>>> geo.seat_at((960, 1000)), geo.seat_at((100, 540)), geo.seat_at((960, 60)), geo.seat_at((1850, 540))
+(1, 2, 3, 4)
+>>> geo.depth_lateral(3, geo.to_table([(900.0, 50.0)])[0])   # seat 3 sits at the top, upside down
+(50.0, 1020.0)
+>>> rows_by_depth([10, 12, 11, 60, 61, 59, 58, 62, 110, 111, 109, 112, 108], range(13))
+['back', 'back', 'back', 'middle', 'middle', 'middle', 'middle', 'middle', 'front', 'front', 'front', 'front', 'front']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from kiosk.table.config import DEFAULT_FACING, KioskConfig
+
+ROWS = ("front", "middle", "back")
+ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
+
+
+@dataclass(frozen=True)
+class SeatGeometry:
+    seat: int
+    facing: str  # the table edge the seat sits at: bottom | left | top | right
+    zone: np.ndarray | None  # polygon in image pixels; None = default zone (diagonal split)
+    bands: tuple[float, float] | None = None
+
+
+class TableGeometry:
+    """Image pixels -> table coordinates -> seat, depth and lateral position."""
+
+    def __init__(
+        self,
+        image_size: tuple[int, int],
+        seats: Sequence[SeatGeometry],
+        corners: Sequence[tuple[float, float]] | None = None,
+        rows_mode: str = "cluster",
+    ):
+        self.image_size = image_size
+        self.seats = {s.seat: s for s in seats}
+        self.rows_mode = rows_mode
+        if corners is None:
+            self.table_size = (float(image_size[0]), float(image_size[1]))
+            self.homography = None
+        else:
+            c = np.asarray(corners, np.float64)  # bottom-left, top-left, top-right, bottom-right
+            width = (np.linalg.norm(c[2] - c[1]) + np.linalg.norm(c[3] - c[0])) / 2
+            height = (np.linalg.norm(c[0] - c[1]) + np.linalg.norm(c[3] - c[2])) / 2
+            self.table_size = (float(width), float(height))
+            target = np.array([[0, height], [0, 0], [width, 0], [width, height]], np.float64)
+            self.homography = cv2.getPerspectiveTransform(c.astype(np.float32), target.astype(np.float32))
+
+    @classmethod
+    def default(cls, image_size: tuple[int, int]) -> "TableGeometry":
+        return cls(image_size, [SeatGeometry(s, f, None) for s, f in DEFAULT_FACING.items()])
+
+    @classmethod
+    def from_config(
+        cls, cfg: KioskConfig, image_size: tuple[int, int], corners=None
+    ) -> "TableGeometry":
+        """`corners` (found by ArUco on the first frame) override the configured ones."""
+        geo = cfg.geometry
+        if geo.seats is None:
+            seats = [SeatGeometry(s, f, None) for s, f in DEFAULT_FACING.items()]
+        else:
+            seats = [
+                SeatGeometry(z.seat, z.facing, np.asarray(z.zone, np.float32), z.bands) for z in geo.seats
+            ]
+        return cls(image_size, seats, corners if corners is not None else geo.corners, geo.rows)
+
+    # -- coordinates -------------------------------------------------------------------
+    def to_table(self, points: Sequence[tuple[float, float]]) -> np.ndarray:
+        pts = np.asarray(points, np.float64).reshape(-1, 2)
+        if self.homography is None or len(pts) == 0:
+            return pts
+        return cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.homography).reshape(-1, 2)
+
+    def on_felt(self, table_xy: np.ndarray, margin: float = 0.03) -> bool:
+        w, h = self.table_size
+        x, y = table_xy
+        return -margin * w <= x <= (1 + margin) * w and -margin * h <= y <= (1 + margin) * h
+
+    def seat_at(self, image_xy: tuple[float, float], table_xy: np.ndarray | None = None) -> int | None:
+        """The seat whose zone holds this image point (None: outside every zone)."""
+        if table_xy is None:
+            table_xy = self.to_table([image_xy])[0]
+        if any(s.zone is not None for s in self.seats.values()):
+            for seat in self.seats.values():
+                if seat.zone is not None and cv2.pointPolygonTest(
+                    seat.zone.reshape(-1, 1, 2), (float(image_xy[0]), float(image_xy[1])), False
+                ) >= 0:
+                    return seat.seat
+            return None
+        if not self.on_felt(table_xy):
+            return None
+        # Default zones: the felt split by its diagonals; the nearest edge (relative to the
+        # felt's size) owns the point.
+        w, h = self.table_size
+        u, v = table_xy[0] / w, table_xy[1] / h
+        edge = min((1 - v, "bottom"), (u, "left"), (v, "top"), (1 - u, "right"))[1]
+        return next(s.seat for s in self.seats.values() if s.facing == edge)
+
+    def depth_lateral(self, seat: int, table_xy: np.ndarray) -> tuple[float, float]:
+        """Distance from the seat's edge, and left-to-right position as that player sees it."""
+        w, h = self.table_size
+        x, y = float(table_xy[0]), float(table_xy[1])
+        facing = self.seats[seat].facing
+        if facing == "bottom":
+            return h - y, x
+        if facing == "top":
+            return y, w - x
+        if facing == "left":
+            return x, y
+        return w - x, h - y  # right
+
+    def seat_depth_extent(self, seat: int) -> float:
+        """How deep a seat's zone reaches into the table (for fixed row bands)."""
+        w, h = self.table_size
+        facing = self.seats[seat].facing
+        full = h if facing in ("bottom", "top") else w
+        return full / 2
+
+    def zone_boxes(self) -> list[tuple[int, int, int, int]]:
+        """Bounding box of each configured zone in image pixels (empty for default zones)."""
+        out = []
+        for seat in self.seats.values():
+            if seat.zone is not None:
+                x, y, w, h = cv2.boundingRect(seat.zone.astype(np.float32))
+                out.append((x, y, x + w, y + h))
+        return out
+
+
+def rows_by_depth(
+    depths: Sequence[float], laterals: Sequence[float] | None = None, min_gap: float | None = None
+) -> list[str]:
+    """Row of each card from its depth: the cards' own three bands (back nearest the edge).
+
+    With `laterals`, the depth axis may be turned a little (a camera not square to the
+    felt, a seat laying its rows askew): the turn that gives the cleanest bands is used.
+    Splits at the two widest gaps between sorted depths when both stand out from the
+    spread inside rows; with fewer clear bands the rows are provisional (the seat is then
+    never read as a confident set hand, see the stabiliser).
+    """
+    n = len(depths)
+    if n == 0:
+        return []
+    d0 = np.asarray(depths, np.float64)
+    if laterals is None or n < 4:
+        return _rows_1d(d0, min_gap)[0]
+    lat = np.asarray(laterals, np.float64) - float(np.mean(laterals))
+    best = None
+
+    def consider(deg: float):
+        nonlocal best
+        t = np.deg2rad(deg)
+        labels, (cuts, ratio) = _rows_1d(d0 * np.cos(t) + lat * np.sin(t), min_gap)
+        key = (cuts, ratio * (1.0 - 0.01 * abs(deg)))  # the most bands, then the cleanest; square-on on ties
+        if best is None or key > best[0]:
+            best = (key, labels, deg)
+
+    for deg in np.arange(-15.0, 15.01, 3.0):  # coarse, then around the best
+        consider(float(deg))
+    centre = best[2]
+    for deg in (centre - 2, centre - 1, centre + 1, centre + 2):
+        if -15.0 <= deg <= 15.0:
+            consider(deg)
+    return best[1]
+
+
+def _rows_1d(values: np.ndarray, min_gap: float | None) -> tuple[list[str], tuple[int, float]]:
+    n = len(values)
+    order = np.argsort(values, kind="stable")
+    d = values[order]
+    quality = (0, 0.0)
+    if n == 1:
+        labels_sorted = ["back"]
+    else:
+        gaps = np.diff(d)
+        widest = np.argsort(gaps, kind="stable")[::-1]
+        inner = np.sort(gaps)[: max(1, n - 3)]  # the gaps inside rows
+        noise = float(inner[len(inner) // 2]) if len(inner) else 0.0
+        spread = float(d[-1] - d[0])
+        threshold = max(4.0 * noise, 0.15 * spread, min_gap or 0.0, 1e-6)
+        cuts = sorted(int(i) for i in widest[:2] if gaps[i] > threshold)
+        if len(cuts) == 2:
+            bands = ["back", "middle", "front"]
+        elif len(cuts) == 1:
+            far = n - 1 - cuts[0]
+            bands = ["back", "front"] if far <= 3 else ["back", "middle"]
+        else:
+            bands = ["back"]
+        labels_sorted = []
+        band = 0
+        for i in range(n):
+            labels_sorted.append(bands[band])
+            if band < len(cuts) and i == cuts[band]:
+                band += 1
+        if cuts:
+            edges = [0] + [c + 1 for c in cuts] + [n]
+            within = max(float(d[b - 1] - d[a]) for a, b in zip(edges, edges[1:]))
+            quality = (len(cuts), min(float(gaps[c]) for c in cuts) / (within + 1.0))
+    labels = [""] * n
+    for rank, idx in enumerate(order):
+        labels[idx] = labels_sorted[rank]
+    return labels, quality
+
+
+def rows_by_bands(depths: Sequence[float], extent: float, bands: tuple[float, float]) -> list[str]:
+    """Rows from fixed bands (fractions of the seat's depth extent)."""
+    out = []
+    for d in depths:
+        f = d / extent if extent else 0.0
+        out.append("back" if f < bands[0] else "middle" if f < bands[1] else "front")
+    return out

@@ -1,0 +1,441 @@
+"""The table pipeline: frames -> detections -> snapshot -> stable hand -> verdict, on the hub.
+
+`TableRunner(cfg, source, reader, hub)` is the same for the live camera (`kiosk run`, in
+its own thread: `start()` / `stop()` / `join()`) and for files (`kiosk analyze`, replays:
+`run_to_end()`), so a replay goes through the very pipeline the live table does.
+Timing (hold, clear) follows the frames' own timestamps, so a file read faster than real
+time decides exactly as it would live.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import Iterable
+
+from kiosk.cards import CardError, parse_card
+from kiosk.errors import KioskError
+from kiosk.table.actions import DealerAction
+from kiosk.table.config import KioskConfig
+from kiosk.table.hub import Hub
+from kiosk.table.judge import HandSettings, judge, same_verdict
+from kiosk.table.layout import TableGeometry
+from kiosk.table.lifecycle import Lifecycle
+from kiosk.table.occupancy import FeltModel
+from kiosk.table.snapshot import TableSnapshot, build_snapshot
+from kiosk.table.sources import Frame
+from kiosk.table.stabilizer import StableHand, Stabilizer
+from kiosk.table.verdict import Verdict
+
+log = logging.getLogger(__name__)
+
+BUSY_OCCUPANCY = 0.02  # a seat zone this much covered has something on it
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    phase: str
+    hand_id: str
+    snapshot: TableSnapshot | None
+    verdict: Verdict | None
+    button: int | None
+    dead: tuple[int, ...]
+    stake: float
+    stacks: dict
+    declared: tuple[int, ...]
+    pair_stakes: tuple = ()
+    frame_index: int = -1
+
+
+class TableRunner:
+    def __init__(self, cfg: KioskConfig, source: Iterable[Frame] | None, reader, hub: Hub | None = None):
+        self.cfg = cfg
+        self.source = source
+        self.reader = reader
+        self.hub = hub or Hub()
+        if source is not None and hasattr(source, "on_status") and source.on_status is None:
+            source.on_status = lambda status, detail: self.hub.publish("source", status=status, detail=detail)
+        game = cfg.game
+        self.settings = HandSettings(
+            profile=game.profile,
+            button=game.button,
+            stake=game.stake,
+            pair_stakes=tuple((tuple(p.seats), p.stake) for p in game.pair_stakes),
+            stacks=tuple(sorted(game.stacks.items())),
+            dead=frozenset(game.dead),
+        )
+        self.model_version = str(getattr(reader, "model_version", "") or "")
+        self.digest = cfg.digest()
+        self.lifecycle = Lifecycle(cfg.stabilizer.clear_seconds)
+        self.geometry: TableGeometry | None = None
+        self.felt: FeltModel | None = None
+        self.stabilizer: Stabilizer | None = None
+        self.corrections: dict = {}
+        self._auto_dead: set[int] = set()  # seats seen as a squared face-down pile (dead)
+        self._not_dead: set[int] = set()  # ... that the dealer said are playing
+        self._dead_pile_since: dict[int, float] = {}
+        self._card_area = 0.0
+        self._score_memo: tuple[str, dict] | None = None
+        self.hand_id = self._new_hand_id()
+        self.verdicts: list[Verdict] = []  # the latest verdicts published, in order (capped)
+        self._hand_verdicts: dict[str, Verdict] = {}  # the last verdict of each hand, in hand order
+        self._collect = False  # run_to_end keeps every hand's; a live table only the recent ones
+        self.rois = None  # the reader reads the whole frame (it tiles it as it needs)
+        self._verdict: Verdict | None = None
+        self._snapshot: TableSnapshot | None = None
+        self._now = 0.0
+        self._frame_index = -1
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+        self.timings: list[tuple[int, float, bool]] = []  # (frame, seconds from frame in to state out, verdict changed)
+
+    # -- public API --------------------------------------------------------------------
+    @property
+    def state(self) -> TableState:
+        with self._lock:
+            s = self.settings
+            return TableState(
+                phase=self.lifecycle.phase,
+                hand_id=self.hand_id,
+                snapshot=self._snapshot,
+                verdict=self._verdict,
+                button=s.button,
+                dead=tuple(sorted(self._dead())),
+                stake=s.stake,
+                stacks=dict(s.stacks),
+                declared=tuple(sorted(s.declared)),
+                pair_stakes=s.pair_stakes,
+                frame_index=self._frame_index,
+            )
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run_safely, name="table-runner", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
+
+    def is_alive(self) -> bool:
+        """Is the pipeline thread running (started and not finished)?"""
+        return self._thread is not None and self._thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def run_to_end(self) -> list[Verdict]:
+        """Process every frame of a finite source; the last verdict of each hand, in order."""
+        self._collect = True
+        self._loop()
+        self.finish()
+        return list(self._hand_verdicts.values())
+
+    def apply(self, action: DealerAction) -> None:
+        """A dealer's action on the hand in progress; republishes the verdict."""
+        with self._lock:
+            try:
+                message = self._apply(action)
+                ok = True
+            except (ValueError, KioskError, CardError) as err:
+                ok, message = False, str(err)
+            self.hub.publish("action", action=action, ok=ok, message=message)
+            if ok and self.stabilizer is not None and action.kind != "new_hand":
+                self._decide(force=self._verdict is not None)
+
+    # -- the loop ----------------------------------------------------------------------
+    def _run_safely(self) -> None:
+        try:
+            self._loop(tolerate=50)
+            if not getattr(self.source, "live", False):
+                self.finish()
+        except Exception as err:  # never let the pipeline die silently
+            self.error = err
+            log.exception("table runner stopped")
+            self.hub.publish("source", status="lost", detail=f"pipeline error: {err}")
+
+    def _loop(self, tolerate: int = 0) -> None:
+        """Every frame of the source; live, a frame that fails is skipped (up to `tolerate` in a row)."""
+        if self.source is None:
+            return
+        failures = 0
+        for frame in self.source:
+            if self._stop.is_set():
+                break
+            try:
+                self.process(frame)
+                failures = 0
+            except Exception as err:
+                failures += 1
+                if failures > tolerate:
+                    raise
+                log.warning("frame %s of %s skipped: %s", frame.index, frame.source, err)
+
+    def process(self, frame: Frame) -> Verdict | None:
+        """One frame through every stage; returns the verdict if this frame changed it."""
+        t0 = time.perf_counter()
+        h, w = frame.image.shape[:2]
+        if self.geometry is None or self.geometry.image_size != (w, h):
+            self._setup(frame)
+        detections = self.reader.read(frame.image, self.rois, frame.index, frame.timestamp, frame.source)
+        occupancy = self.felt.measure(frame.image)
+        with self._lock:
+            snapshot = build_snapshot(
+                detections, self.geometry, self._dead(), occupancy.seats, occupancy.felt,
+                self.cfg.stabilizer.min_detection_confidence, occupancy.blobs,
+            )
+            now = frame.timestamp
+            self._now = now
+            self._frame_index = frame.index
+            if self._layout_replaced(snapshot):
+                self._end_hand(final=True)
+            self.stabilizer.update(snapshot, occupancy.empty_at)
+            self._snapshot = snapshot
+            busy = bool(snapshot.cards) or any(
+                v > BUSY_OCCUPANCY for s, v in occupancy.seats.items() if s not in self._dead()
+            )
+            hand = self._read()
+            if self._track_dead_piles(hand, occupancy, snapshot, now):
+                hand = self._read()
+            cards_gone = not snapshot.cards  # the lifecycle times how long it stays so
+            before = self._verdict
+            for phase in self.lifecycle.step(now, busy=busy, all_open=hand.all_open, cards_gone=cards_gone):
+                if phase == "cleared" and self._collect and self._verdict is None:
+                    self.finish()  # a file: say what was seen of a hand that never opened fully
+                self.hub.publish("phase", phase=phase, hand_id=self.hand_id)
+                if phase == "cleared":
+                    self._reset_hand()
+            if self.lifecycle.phase in ("opened", "verdict"):
+                self._decide(hand=hand)
+            changed = self._verdict is not before
+            self.hub.publish(
+                "frame", frame_index=frame.index, timestamp=frame.timestamp, image=frame.image,
+                detections=detections, snapshot=snapshot, hand_id=self.hand_id,
+            )
+        self.timings.append((frame.index, time.perf_counter() - t0, changed))
+        if len(self.timings) > 10000:
+            del self.timings[:5000]
+        return self._verdict if changed else None
+
+    def finish(self) -> None:
+        """End of a finite source: decide the hand in progress with what was seen."""
+        with self._lock:
+            if self.stabilizer is None:
+                return
+            hand = self._read(final=True)
+            # No verdict yet: say what was seen. A verdict already out: the final read (every
+            # frame of the hand counted) replaces it, unless the hand was being swept.
+            if (self._verdict is None and any(s.cards for s in hand.active)) or (
+                self._verdict is not None and hand.all_open
+            ):
+                self._publish(hand, final=True)
+
+    # -- internals -----------------------------------------------------------------------
+    def _setup(self, frame: Frame) -> None:
+        corners = None
+        geo = self.cfg.geometry
+        if geo.aruco and geo.corners is None:
+            from kiosk.table.calibration import find_corners
+
+            try:
+                corners = find_corners(frame.image, f"frame {frame.index} of {frame.source}")
+            except KioskError as err:
+                log.warning("%s; using the whole frame as the table", err)
+                self.hub.publish("source", status="connected", detail=f"calibration: {err}")
+        h, w = frame.image.shape[:2]
+        self.geometry = TableGeometry.from_config(self.cfg, (w, h), corners)
+        self.felt = FeltModel(self.geometry)
+        self.stabilizer = Stabilizer(self.cfg.stabilizer, self.geometry)
+
+    def _dead(self) -> frozenset[int]:
+        return frozenset(self.settings.dead | (self._auto_dead - self._not_dead))
+
+    def _read(self, final: bool = False) -> StableHand:
+        s = self.settings
+        return self.stabilizer.read(self._dead(), s.declared, s.undeclared, self.corrections, final=final)
+
+    def _track_dead_piles(self, hand: StableHand, occupancy, snapshot: TableSnapshot, now: float) -> bool:
+        """A seat whose 13 cards lie squared face down while every other seat is open is dead.
+
+        That is how a hand dealt to an empty seat looks (RULES §5, dead seats); a player's
+        set hand face down covers several card areas, a pile about one. Returns whether the
+        set of such seats changed. The dealer can always say otherwise (set_dead).
+        """
+        if snapshot.card_area:
+            self._card_area = snapshot.card_area
+        card = self._card_area or (0.118 * self.geometry.image_size[1]) ** 2 * 0.72
+        before = set(self._auto_dead)
+        for seat in hand.seats:
+            n = seat.seat
+            blob = (occupancy.blobs or {}).get(n, 0.0)
+            others_open = all(o.open for o in hand.active if o.seat != n)
+            pile = (n not in self.settings.dead and not seat.cards and 0.3 * card <= blob <= 2.5 * card
+                    and others_open and len(hand.active) >= 2)
+            if pile:
+                since = self._dead_pile_since.setdefault(n, now)
+                if now - since >= self.cfg.stabilizer.hold_seconds - 1e-6:
+                    self._auto_dead.add(n)
+            else:
+                self._dead_pile_since.pop(n, None)
+                if seat.cards or blob < 0.3 * card:
+                    self._auto_dead.discard(n)
+        return before != self._auto_dead
+
+    def _decide(self, hand: StableHand | None = None, force: bool = False) -> None:
+        hand = hand or self._read()
+        if not hand.all_open:
+            return
+        held = self._now - hand.layout_since >= self.cfg.stabilizer.hold_seconds - 1e-6
+        if held or force:
+            self._publish(hand)
+
+    def _publish(self, hand: StableHand, final: bool = False) -> None:
+        verdict = judge(
+            hand, self.settings, hand_id=self.hand_id, table=self.cfg.table.name,
+            frame_index=hand.key_frame, model_version=self.model_version, config_digest=self.digest,
+            final=final,
+            meta={"timestamp": round(self._now, 3), "dead_seen": sorted(self._auto_dead - self._not_dead)},
+            score=self._score,
+        )
+        if same_verdict(verdict, self._verdict):
+            return
+        self._verdict = verdict
+        self.verdicts.append(verdict)
+        if len(self.verdicts) > 100:  # a live table runs for days: keep only the recent ones
+            del self.verdicts[:50]
+        self._hand_verdicts.pop(verdict.hand_id, None)
+        self._hand_verdicts[verdict.hand_id] = verdict
+        if not self._collect and len(self._hand_verdicts) > 20:
+            del self._hand_verdicts[next(iter(self._hand_verdicts))]
+        self.hub.publish("verdict", verdict=verdict)
+        for phase in self.lifecycle.verdict_published():
+            self.hub.publish("phase", phase=phase, hand_id=self.hand_id)
+
+    def _score(self, showdown: dict) -> dict:
+        """`kiosk score` of a showdown, remembered: the same read scores the same (rules are pure)."""
+        import copy
+        import json
+
+        from kiosk.rules.api import score_json
+
+        key = json.dumps(showdown, sort_keys=True)
+        if self._score_memo is None or self._score_memo[0] != key:
+            self._score_memo = (key, score_json(showdown))
+        return copy.deepcopy(self._score_memo[1])
+
+    def _layout_replaced(self, snapshot: TableSnapshot) -> bool:
+        """A different deal in the very next frame (photos of several hands in one folder)."""
+        return self.stabilizer.replaced_by(snapshot)
+
+    def _end_hand(self, final: bool) -> None:
+        if final:
+            self.finish()
+        self.lifecycle.clear()
+        self.hub.publish("phase", phase="cleared", hand_id=self.hand_id)
+        self._reset_hand()
+        self.hub.publish("phase", phase="waiting", hand_id=self.hand_id)
+
+    def _reset_hand(self) -> None:
+        self.stabilizer.reset()
+        self.corrections = {}
+        self._auto_dead, self._not_dead, self._dead_pile_since = set(), set(), {}
+        self.settings = replace(self.settings, declared=frozenset(), undeclared=frozenset())
+        self._verdict = None
+        self.hand_id = self._new_hand_id()
+
+    _hand_seq = 0
+
+    def _new_hand_id(self) -> str:
+        TableRunner._hand_seq += 1
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime())
+        return f"{self.cfg.table.name}-{stamp}-{TableRunner._hand_seq:04d}"
+
+    def _apply(self, a: DealerAction) -> str:
+        s = self.settings
+        n = self.cfg.table.seats
+
+        def seat() -> int:
+            if not isinstance(a.seat, int) or not 1 <= a.seat <= n:
+                raise ValueError(f"{a.kind}: seat {a.seat!r} is not a seat of this table (1-{n})")
+            return a.seat
+
+        if a.kind == "declare_natural":
+            k = seat()
+            self.settings = replace(s, declared=s.declared | {k}, undeclared=s.undeclared - {k})
+            return f"seat {k} declared a natural"
+        if a.kind == "undeclare_natural":
+            k = seat()
+            self.settings = replace(s, declared=s.declared - {k}, undeclared=s.undeclared | {k})
+            return f"seat {k} withdrew the natural declaration"
+        if a.kind == "move_button":
+            k = seat()
+            self.settings = replace(s, button=k)
+            return f"button on seat {k}"
+        if a.kind == "set_dead":
+            k = seat()
+            dead = s.dead | {k} if (a.value is None or bool(a.value)) else s.dead - {k}
+            self.settings = replace(s, dead=frozenset(dead))
+            if k in dead:
+                self._not_dead.discard(k)
+            else:
+                self._not_dead.add(k)
+            return f"seat {k} {'dead' if k in dead else 'playing'}"
+        if a.kind == "set_stake":
+            value = _positive(a.value, "stake")
+            pair = a.extra.get("pair") if a.extra else None
+            if pair:
+                pair = tuple(int(x) for x in pair)
+                if len(pair) != 2 or pair[0] == pair[1] or not all(1 <= x <= n for x in pair):
+                    raise ValueError(f"set_stake: {pair!r} is not a pair of seats")
+                rest = tuple(p for p in s.pair_stakes if set(p[0]) != set(pair))
+                self.settings = replace(s, pair_stakes=rest + ((pair, value),))
+                return f"stake {value} a point between seats {pair[0]} and {pair[1]}"
+            self.settings = replace(s, stake=value)
+            return f"table stake {value} a point"
+        if a.kind == "set_stack":
+            k = seat()
+            stacks = dict(s.stacks)
+            if a.value is None:
+                stacks.pop(k, None)
+            else:
+                stacks[k] = _positive(a.value, "stack", allow_zero=True)
+            self.settings = replace(s, stacks=tuple(sorted(stacks.items())))
+            return f"seat {k} stack {'cleared' if a.value is None else stacks[k]}"
+        if a.kind == "correct_card":
+            k = seat()
+            if a.row not in ("front", "middle", "back"):
+                raise ValueError(f"correct_card: row {a.row!r} (front, middle or back)")
+            if not isinstance(a.index, int) or a.index < 0:
+                raise ValueError(f"correct_card: index {a.index!r} (0-based position in the row)")
+            after = parse_card(a.after or "")
+            if self._verdict is not None and a.before:
+                seat_cards = next((x for x in self._verdict.showdown["seats"] if x["seat"] == k), {})
+                row = seat_cards.get(a.row, [])
+                current = row[a.index] if a.index < len(row) else None
+                if current is not None and str(parse_card(a.before)) != current:
+                    raise ValueError(f"correct_card: seat {k} {a.row} {a.index + 1} reads {current}, not {a.before}")
+            self.corrections[(k, a.row, a.index)] = after
+            return f"seat {k} {a.row} {a.index + 1} corrected to {after}" + (f" by {a.by}" if a.by else "")
+        if a.kind == "new_hand":
+            self.finish()
+            self._end_hand(final=False)
+            return "new hand"
+        raise ValueError(f"unknown dealer action {a.kind!r}")
+
+
+def _positive(value, what: str, allow_zero: bool = False) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: {value!r} is not a number") from None
+    if number < 0 or (number == 0 and not allow_zero):
+        raise ValueError(f"{what}: {value!r} must be more than 0")
+    return int(number) if number.is_integer() else number

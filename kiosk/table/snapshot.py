@@ -1,0 +1,259 @@
+"""One frame of the table understood: each read card placed in a seat, row and position.
+
+A snapshot is what one frame says; the stabiliser (stabilizer.py) turns many of them
+into a hand. The per-frame integrity notes (RULES §7) are informative only: a card
+missed in one frame is not yet a wrong count.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kiosk.cards import Card
+from kiosk.table.layout import ROWS, TableGeometry, rows_by_bands, rows_by_depth
+from kiosk.vision.detections import Box, CardDetection, Detections
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedCard:
+    card: Card
+    confidence: float
+    box: Box
+    seat: int | None  # None: outside every seat zone
+    row: str | None  # front | middle | back (None outside a seat)
+    position: int | None  # 0-based, left to right as the player sees the row
+    depth: float  # distance from the seat's edge (table coordinates)
+    lateral: float  # left-to-right position as the player sees it
+    table_xy: tuple[float, float]
+    size: float  # the box's smaller side in pixels (a card index's scale)
+    alternatives: tuple[tuple[Card, float], ...] = ()
+
+    def to_json(self) -> dict:
+        return {
+            "card": str(self.card),
+            "confidence": round(float(self.confidence), 4),
+            "box": [round(float(v), 1) for v in self.box],
+            "seat": self.seat,
+            "row": self.row,
+            "position": self.position,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    seat: int
+    dead: bool
+    front: tuple[PlacedCard, ...] = ()
+    middle: tuple[PlacedCard, ...] = ()
+    back: tuple[PlacedCard, ...] = ()
+    occupancy: float = 0.0  # share of the seat zone covered by something other than felt
+    blob: float | None = None  # area (px^2) of the largest covered patch in the zone (None: not measured)
+
+    @property
+    def cards(self) -> tuple[PlacedCard, ...]:
+        return self.back + self.middle + self.front
+
+    def row(self, name: str) -> tuple[PlacedCard, ...]:
+        return getattr(self, name)
+
+    def to_json(self) -> dict:
+        return {
+            "seat": self.seat,
+            "dead": self.dead,
+            **{r: [str(c.card) for c in self.row(r)] for r in ROWS},
+            "occupancy": round(self.occupancy, 3),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TableSnapshot:
+    frame_index: int
+    timestamp: float
+    image_size: tuple[int, int]
+    seats: tuple[SeatView, ...]
+    stray: tuple[PlacedCard, ...] = ()  # read cards outside every seat zone
+    integrity: tuple[str, ...] = ()
+    felt_occupancy: float = 0.0  # share of the whole felt covered by something other than felt
+    card_area: float = 0.0  # median area (px^2) of the read cards' boxes in this frame (0: none read)
+    meta: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def cards(self) -> tuple[PlacedCard, ...]:
+        return tuple(c for s in self.seats for c in s.cards) + self.stray
+
+    def seat(self, number: int) -> SeatView:
+        for s in self.seats:
+            if s.seat == number:
+                return s
+        raise KeyError(number)
+
+    def to_json(self) -> dict:
+        return {
+            "frame_index": self.frame_index,
+            "timestamp": round(self.timestamp, 3),
+            "seats": [s.to_json() for s in self.seats],
+            "stray": [c.to_json() for c in self.stray],
+            "integrity": list(self.integrity),
+        }
+
+
+def anchor(geometry: TableGeometry, det: CardDetection) -> tuple[tuple[float, float], float]:
+    """The point that stands for a card, and its scale (the index's size).
+
+    A card prints its index twice, diagonally opposite, and in a fanned row the one that
+    shows on every card is its upper-left index as the player sees it: the one deepest
+    into the table, since cards face their seat. That index is the card's anchor. When
+    only the other index shows (a hand over the card), the anchor is its mirror through
+    the card's centre (the reader's box is the whole card); without a whole-card box the
+    visible index stands in.
+    """
+    x1, y1, x2, y2 = det.box
+    if not det.corners:
+        return det.center, max(4.0, min(x2 - x1, y2 - y1))
+    centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in det.corners]
+    sizes = [max(4.0, min(b[2] - b[0], b[3] - b[1])) for b in det.corners]
+    seat = geometry.seat_at(det.center)
+    if seat is None:
+        return centres[0], sizes[0]
+    table = geometry.to_table(centres + [det.center])
+    depths = [geometry.depth_lateral(seat, t)[0] for t in table]
+    k = max(range(len(centres)), key=lambda i: depths[i])
+    if len(centres) == 1 and depths[-1] - depths[0] > 0.5 * sizes[0]:
+        # the visible index lies nearer the player than the card's centre: it is the lower one
+        cx, cy = det.center
+        return (2 * cx - centres[0][0], 2 * cy - centres[0][1]), sizes[0]
+    return centres[k], sizes[k]
+
+
+def _one_card_one_reading(cards: list[CardDetection], items: list) -> tuple[list, list]:
+    """Two readings of one card close together are its two indices the reader did not pair.
+
+    They lie at most a card's diagonal apart (about 5 index lengths): keep the surer one.
+    A genuine second copy of a card that close would then go unseen, but its seat is left
+    a card short, which is a `wrong card count`, never a quiet score.
+    """
+    keep = list(range(len(cards)))
+    order = sorted(range(len(cards)), key=lambda i: -cards[i].confidence)
+    dropped: set[int] = set()
+    for a_pos, i in enumerate(order):
+        if i in dropped:
+            continue
+        for j in order[a_pos + 1:]:
+            if j in dropped or cards[j].card != cards[i].card:
+                continue
+            reach = 5.0 * max(_index_length(cards[i]), _index_length(cards[j]))
+            (xi, yi), (xj, yj) = cards[i].center, cards[j].center
+            (ai, bi), (aj, bj) = items[i][0], items[j][0]
+            if min(np.hypot(xi - xj, yi - yj), np.hypot(ai - aj, bi - bj)) <= reach:
+                dropped.add(j)
+    keep = [i for i in keep if i not in dropped]
+    return [cards[i] for i in keep], [items[i] for i in keep]
+
+
+def _index_length(det: CardDetection) -> float:
+    if det.corners:
+        return max(max(b[2] - b[0], b[3] - b[1]) for b in det.corners)
+    x1, y1, x2, y2 = det.box
+    return max(x2 - x1, y2 - y1) / 4.0  # a whole-card box: an index is about a quarter of it
+
+
+def place_cards(
+    geometry: TableGeometry, items: list[tuple[tuple[float, float], float]]
+) -> list[tuple[int | None, float, float, tuple[float, float]]]:
+    """Seat, depth, lateral and table position of image points (each with its scale)."""
+    if not items:
+        return []
+    table = geometry.to_table([p for p, _ in items])
+    out = []
+    for (point, _), txy in zip(items, table):
+        seat = geometry.seat_at(point, txy)
+        if seat is None:
+            out.append((None, 0.0, 0.0, (float(txy[0]), float(txy[1]))))
+        else:
+            depth, lateral = geometry.depth_lateral(seat, txy)
+            out.append((seat, depth, lateral, (float(txy[0]), float(txy[1]))))
+    return out
+
+
+def assign_rows(
+    geometry: TableGeometry, seat: int, depths: list[float], sizes: list[float], laterals: list[float] | None = None
+) -> list[str]:
+    """Rows of one seat's cards: their own depth bands, or the seat's fixed bands."""
+    sg = geometry.seats[seat]
+    if geometry.rows_mode == "bands" and sg.bands is not None:
+        return rows_by_bands(depths, geometry.seat_depth_extent(seat), sg.bands)
+    min_gap = 0.5 * float(np.median(sizes)) if sizes else None
+    return rows_by_depth(depths, laterals, min_gap=min_gap)
+
+
+def build_snapshot(
+    detections: Detections,
+    geometry: TableGeometry,
+    dead: frozenset[int] | set[int] = frozenset(),
+    occupancy: dict[int, float] | None = None,
+    felt_occupancy: float = 0.0,
+    min_confidence: float = 0.0,
+    blobs: dict[int, float] | None = None,
+) -> TableSnapshot:
+    """Place every read card of one frame and note what is plainly wrong in it."""
+    cards = [d for d in detections.cards if d.confidence >= min_confidence]
+    items = [anchor(geometry, d) for d in cards]
+    cards, items = _one_card_one_reading(cards, items)
+    placed_raw = place_cards(geometry, items)
+    by_seat: dict[int | None, list[PlacedCard]] = {}
+    for det, (point, size), (seat, depth, lateral, txy) in zip(cards, items, placed_raw):
+        by_seat.setdefault(seat, []).append(
+            PlacedCard(det.card, det.confidence, det.box, seat, None, None, depth, lateral, txy, size, det.alternatives)
+        )
+    seats = []
+    for number in sorted(geometry.seats):
+        group = by_seat.get(number, [])
+        rows = assign_rows(geometry, number, [c.depth for c in group], [c.size for c in group], [c.lateral for c in group])
+        by_row: dict[str, list[PlacedCard]] = {r: [] for r in ROWS}
+        for card, row in zip(group, rows):
+            by_row[row].append(card)
+        final = {}
+        for row, members in by_row.items():
+            members.sort(key=lambda c: c.lateral)
+            final[row] = tuple(
+                PlacedCard(c.card, c.confidence, c.box, c.seat, row, i, c.depth, c.lateral, c.table_xy, c.size, c.alternatives)
+                for i, c in enumerate(members)
+            )
+        seats.append(SeatView(number, number in dead, occupancy=(occupancy or {}).get(number, 0.0),
+                              blob=None if blobs is None else blobs.get(number, 0.0), **final))
+    stray = tuple(by_seat.get(None, []))
+    areas = sorted((d.box[2] - d.box[0]) * (d.box[3] - d.box[1]) for d in cards)
+    snapshot = TableSnapshot(
+        detections.frame_index, detections.timestamp, detections.image_size, tuple(seats), stray,
+        felt_occupancy=felt_occupancy, card_area=float(areas[len(areas) // 2]) if areas else 0.0,
+    )
+    return _with_integrity(snapshot)
+
+
+def _with_integrity(snapshot: TableSnapshot) -> TableSnapshot:
+    notes = []
+    counts = Counter(c.card for c in snapshot.cards)
+    for card, n in sorted(counts.items()):
+        if n > 1:
+            where = ", ".join(_where(c) for c in snapshot.cards if c.card == card)
+            notes.append(f"duplicate card: {card} at {where}")
+    total = len(snapshot.cards)
+    if total > 52:
+        notes.append(f"wrong card count: {total} cards on the table (a deck has 52)")
+    for seat in snapshot.seats:
+        n = len(seat.cards)
+        if not seat.dead and n > 13:
+            notes.append(f"wrong card count: seat {seat.seat} has {n} cards")
+    return TableSnapshot(
+        snapshot.frame_index, snapshot.timestamp, snapshot.image_size, snapshot.seats, snapshot.stray,
+        tuple(notes), snapshot.felt_occupancy, snapshot.card_area, snapshot.meta,
+    )
+
+
+def _where(card: PlacedCard) -> str:
+    if card.seat is None:
+        return "off the seats"
+    return f"seat {card.seat} {card.row} {card.position + 1}"

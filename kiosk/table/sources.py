@@ -1,0 +1,298 @@
+"""Frame sources through OpenCV: USB camera, RTSP/HTTP stream, video file, folder of images.
+
+`open_source(spec)` gives an iterable of `Frame`s with `.close()`:
+- None: the built-in demo recording (kiosk/data/demo/table.mp4);
+- an int or a string of digits: a USB camera index;
+- a URL (rtsp://, http://, https://, udp://, ...): a network stream;
+- a folder: its images in name order, each a frame `interval` seconds after the last;
+- an image file: one frame; any other file: a video.
+
+Live sources (cameras, streams) never end on their own: a lost camera is reported
+("lost", then "reconnecting") and reopened with a growing pause, and the newest frame
+is always the one handed out (a slow reader skips frames instead of lagging behind).
+`realtime=True` paces a file like a camera (skipping frames when the consumer is slow);
+`loop=True` starts a file again at its end (the demo plays for ever).
+Status changes go to `on_status(status, detail)` (the runner publishes them on the hub).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+import cv2
+import numpy as np
+
+from kiosk.errors import KioskError
+from kiosk.table.config import DEMO_RECORDING
+
+log = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+StatusCallback = Callable[[str, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    image: np.ndarray  # BGR
+    index: int
+    timestamp: float  # seconds since the source started
+    source: str
+
+
+class FrameSource:
+    """Base: iterate for frames; `close()` stops (from any thread)."""
+
+    live = False
+
+    def __init__(self, name: str, on_status: StatusCallback | None = None):
+        self.name = name
+        self.on_status = on_status
+        self._closed = threading.Event()
+        self.last_status: str | None = None
+
+    def status(self, status: str, detail: str = "") -> None:
+        self.last_status = status
+        log.info("source %s: %s %s", self.name, status, detail)
+        if self.on_status is not None:
+            try:
+                self.on_status(status, detail)
+            except Exception:  # a broken listener must not stop the camera
+                log.exception("source status listener failed")
+
+    def close(self) -> None:
+        self._closed.set()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def __iter__(self) -> Iterator[Frame]:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class VideoFileSource(FrameSource):
+    def __init__(self, path: Path, realtime: bool = False, loop: bool = False, on_status=None):
+        super().__init__(str(path), on_status)
+        self.path = path
+        self.realtime = realtime
+        self.loop = loop
+        cap = cv2.VideoCapture(str(path))
+        ok = cap.isOpened() and cap.read()[0]
+        self.fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0) if ok else 0.0
+        self.frame_count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0) if ok else 0
+        cap.release()
+        if not ok:
+            raise KioskError(f"cannot read video {path}: not a video OpenCV can decode", exit_code=1)
+        if not 1.0 <= self.fps <= 240.0:
+            self.fps = 25.0
+
+    def __iter__(self) -> Iterator[Frame]:
+        index = 0
+        offset = 0.0  # timestamp offset of the current pass (looping)
+        start = time.monotonic()
+        self.status("connected", self.name)
+        while not self.closed:
+            cap = cv2.VideoCapture(str(self.path))
+            n = 0
+            try:
+                while not self.closed:
+                    if self.realtime:
+                        due = start + offset + n / self.fps
+                        late = time.monotonic() - due
+                        while late > 1.0 / self.fps and cap.grab():  # skip what a camera would have dropped
+                            n += 1
+                            due = start + offset + n / self.fps
+                            late = time.monotonic() - due
+                        if late < 0:
+                            time.sleep(-late)
+                    ok, image = cap.read()
+                    if not ok:
+                        break
+                    yield Frame(image, index, offset + n / self.fps, self.name)
+                    index += 1
+                    n += 1
+            finally:
+                cap.release()
+            if not self.loop or n == 0:
+                break
+            offset += n / self.fps
+        self.status("ended", self.name)
+
+
+class ImageFolderSource(FrameSource):
+    def __init__(self, path: Path, interval: float = 1.0, realtime: bool = False, loop: bool = False, on_status=None):
+        super().__init__(str(path), on_status)
+        self.files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+        if not self.files:
+            raise KioskError(f"no images in folder {path} (looked for {', '.join(sorted(IMAGE_SUFFIXES))})")
+        self.interval = interval
+        self.realtime = realtime
+        self.loop = loop
+        self.skipped: list[str] = []
+
+    def __iter__(self) -> Iterator[Frame]:
+        index = 0
+        start = time.monotonic()
+        self.status("connected", self.name)
+        while not self.closed:
+            for path in self.files:
+                if self.closed:
+                    break
+                image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+                if image is None:
+                    self.skipped.append(str(path))
+                    self.status("lost", f"cannot read image {path}; skipped")
+                    continue
+                ts = index * self.interval
+                if self.realtime:
+                    wait = start + ts - time.monotonic()
+                    if wait > 0:
+                        time.sleep(wait)
+                yield Frame(image, index, ts, str(path))
+                index += 1
+            if not self.loop:
+                break
+        self.status("ended", self.name)
+
+
+class ImageFileSource(FrameSource):
+    def __init__(self, path: Path, on_status=None):
+        super().__init__(str(path), on_status)
+        self.image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if self.image is None:
+            raise KioskError(f"cannot read image {path}: not an image OpenCV can decode", exit_code=1)
+
+    def __iter__(self) -> Iterator[Frame]:
+        self.status("connected", self.name)
+        if not self.closed:
+            yield Frame(self.image, 0, 0.0, self.name)
+        self.status("ended", self.name)
+
+
+class LiveSource(FrameSource):
+    """A camera or stream: a grabber thread keeps the newest frame; lost -> reconnect."""
+
+    live = True
+
+    def __init__(self, target: int | str, on_status=None, retry: tuple[float, float] = (0.5, 5.0),
+                 read_timeout: float = 5.0):
+        super().__init__(f"camera {target}" if isinstance(target, int) else str(target), on_status)
+        self.target = target
+        self.retry = retry
+        self.read_timeout = read_timeout
+        self._cond = threading.Condition()
+        self._latest: tuple[np.ndarray, float] | None = None
+        self._seq = 0
+        self._thread: threading.Thread | None = None
+        self._start = time.monotonic()
+        self.reconnects = 0
+
+    def _open(self):
+        if isinstance(self.target, int):
+            return cv2.VideoCapture(self.target)
+        return cv2.VideoCapture(self.target, cv2.CAP_FFMPEG)
+
+    def _grab_loop(self) -> None:
+        pause = self.retry[0]
+        first = True
+        while not self.closed:
+            cap = self._open()
+            if not cap.isOpened():
+                cap.release()
+                self.status("lost" if first else "reconnecting", f"cannot open {self.name}; retrying in {pause:.1f} s")
+                first = False
+                self._closed.wait(pause)
+                pause = min(pause * 2, self.retry[1])
+                continue
+            self.status("connected", self.name)
+            pause = self.retry[0]
+            while not self.closed:
+                ok, image = cap.read()
+                if not ok or image is None:
+                    break
+                with self._cond:
+                    self._latest = (image, time.monotonic() - self._start)
+                    self._seq += 1
+                    self._cond.notify_all()
+            cap.release()
+            if self.closed:
+                break
+            self.reconnects += 1
+            self.status("lost", f"{self.name} stopped sending frames")
+            self._closed.wait(pause)
+            self.status("reconnecting", self.name)
+            first = False
+        with self._cond:
+            self._cond.notify_all()
+
+    def __iter__(self) -> Iterator[Frame]:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._grab_loop, name=f"grab {self.name}", daemon=True)
+            self._thread.start()
+        seen = 0
+        index = 0
+        while not self.closed:
+            with self._cond:
+                while self._seq == seen and not self.closed:
+                    self._cond.wait(0.5)
+                if self.closed:
+                    break
+                seen = self._seq
+                image, ts = self._latest
+            yield Frame(image, index, ts, self.name)
+            index += 1
+
+    def close(self) -> None:
+        super().close()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
+
+
+def open_source(
+    spec: int | str | Path | None = None,
+    *,
+    realtime: bool = False,
+    loop: bool = False,
+    interval: float = 1.0,
+    on_status: StatusCallback | None = None,
+    hub=None,
+) -> FrameSource:
+    """Open a frame source from what a person would type (see the module doc)."""
+    if hub is not None and on_status is None:
+        def on_status(status: str, detail: str) -> None:
+            hub.publish("source", status=status, detail=detail)
+
+    if spec is None:
+        if not DEMO_RECORDING.exists():
+            raise KioskError(
+                f"the demo recording {DEMO_RECORDING} is missing (render it: python datasets/build.py demo)"
+                ", or give a source (camera index, stream URL, video, folder of images)",
+                exit_code=1,
+            )
+        spec = DEMO_RECORDING
+    if isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdigit()):
+        return LiveSource(int(spec), on_status=on_status)
+    text = str(spec)
+    if "://" in text:
+        return LiveSource(text, on_status=on_status)
+    path = Path(text).expanduser()
+    if path.is_dir():
+        return ImageFolderSource(path, interval, realtime, loop, on_status)
+    if not path.exists():
+        raise KioskError(f"no such file or folder: {path}", exit_code=2)
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        return ImageFileSource(path, on_status)
+    return VideoFileSource(path, realtime, loop, on_status)

@@ -1,0 +1,589 @@
+"""Many frames of the same static cards -> one trustworthy read of the hand.
+
+Each physical card position on the felt is a *slot*. Every frame's readings are matched
+to the slots (same card nearby first, then the nearest position); a slot keeps its last
+`window_frames` observations. Reading a slot integrates them: each frame gives its top
+reading its confidence and the reader's runner-up (`alternatives`) its confidence, so a
+slot's confidence for a card is the mean over the frames that saw the slot (a frame that
+read something else counts as 0 for it).
+
+Then the deck is enforced across the table: a card claimed by two slots goes to the one
+with the stronger evidence, and the other falls back to its next reading (which then must
+earn its own confidence). Two slots that both read the same card strongly cannot be
+resolved: that is a `duplicate card` integrity problem and the hand is not scored. When
+every card of the deck is on the table, a single unreadable slot is the one card missing.
+
+Per seat: confident (13 cards in rows of 3/5/5, every card confident), or `needs dealer
+check` naming the doubtful card and its position, or an integrity problem (RULES §7).
+Only a confident seat is ever scored, so only a confident seat can be fouled.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kiosk.cards import Card, deck
+from kiosk.table.config import Stabilizer as StabilizerSettings
+from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
+from kiosk.table.snapshot import PlacedCard, TableSnapshot, assign_rows
+from kiosk.table.verdict import NeedsCheck
+
+ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a top reading
+
+
+@dataclass(slots=True)
+class Observation:
+    frame_index: int
+    timestamp: float
+    card: Card
+    confidence: float
+    alternatives: tuple[tuple[Card, float], ...]
+    box: tuple[float, float, float, float]
+
+
+class Slot:
+    """One physical card position, followed across frames."""
+
+    __slots__ = ("id", "seat", "table_xy", "image_xy", "size", "depth", "lateral", "obs",
+                 "first_frame", "seen", "last_seen", "first_seen", "was_present", "_tally")
+
+    def __init__(self, sid: int, placed: PlacedCard, frame_number: int, timestamp: float, window: int):
+        self.id = sid
+        self.seat = placed.seat
+        self.table_xy = np.array(placed.table_xy, np.float64)
+        self.image_xy = np.array(_center(placed.box), np.float64)
+        self.size = placed.size
+        self.depth = placed.depth
+        self.lateral = placed.lateral
+        self.obs: deque[Observation] = deque(maxlen=window)
+        self.first_frame = frame_number
+        self.first_seen = timestamp
+        self.seen = 0
+        self.last_seen = timestamp
+        self.was_present = False
+        self._tally: list | None = None
+
+    def add(self, placed: PlacedCard, frame_index: int, timestamp: float) -> None:
+        moved = np.hypot(*(self.table_xy - np.array(placed.table_xy))) > 3 * max(self.size, placed.size)
+        a = 0.3 if self.seen and not moved else 1.0
+        self.table_xy = (1 - a) * self.table_xy + a * np.array(placed.table_xy)
+        self.image_xy = (1 - a) * self.image_xy + a * np.array(_center(placed.box))
+        self.size = (1 - a) * self.size + a * placed.size
+        self.depth = (1 - a) * self.depth + a * placed.depth
+        self.lateral = (1 - a) * self.lateral + a * placed.lateral
+        if placed.seat is not None:
+            self.seat = placed.seat
+        self.obs.append(Observation(frame_index, timestamp, placed.card, placed.confidence, placed.alternatives, placed.box))
+        self.seen += 1
+        self.last_seen = timestamp
+        self._tally = None
+
+    def tally(self) -> list[tuple[Card, float, int, float]]:
+        """(card, mass, top votes, top mass) best first.
+
+        mass / len(obs) is the card's mean confidence over the frames that saw the slot
+        (runner-up readings included); top mass / top votes the mean confidence of the
+        frames whose first reading it was.
+        """
+        if self._tally is None:
+            self._tally = self._count()
+        return self._tally
+
+    def _count(self) -> list[tuple[Card, float, int, float]]:
+        mass: dict[Card, float] = {}
+        top: dict[Card, float] = {}
+        votes: Counter[Card] = Counter()
+        for o in self.obs:
+            mass[o.card] = mass.get(o.card, 0.0) + o.confidence
+            top[o.card] = top.get(o.card, 0.0) + o.confidence
+            votes[o.card] += 1
+            for alt, conf in o.alternatives:
+                if alt != o.card:
+                    mass[alt] = mass.get(alt, 0.0) + ALTERNATIVE_WEIGHT * conf
+        return sorted(((c, m, votes[c], top.get(c, 0.0)) for c, m in mass.items()),
+                      key=lambda t: (-t[1], -t[2], str(t[0])))
+
+    def best(self) -> Card | None:
+        t = self.tally()
+        return t[0][0] if t else None
+
+    def evidence(self, card: Card) -> Observation | None:
+        """The most confident frame that read this card here."""
+        best = None
+        for o in self.obs:
+            if o.card == card and (best is None or o.confidence > best.confidence):
+                best = o
+        return best
+
+
+@dataclass(frozen=True, slots=True)
+class CardRead:
+    """One card position of the stable hand."""
+
+    slot: int
+    seat: int | None
+    row: str | None
+    position: int | None
+    card: Card | None  # None: no reading survived (see note)
+    confidence: float
+    votes: int  # frames whose top reading is `card`
+    seen: int  # frames that saw this position (in the window)
+    frame_index: int
+    box: tuple[float, float, float, float]
+    confident: bool
+    candidates: tuple[tuple[Card, float], ...] = ()  # (card, mean confidence), best first
+    note: str = ""  # "duplicate of seat 2 back 1", "by elimination", "corrected by floor"
+
+    def where(self) -> str:
+        if self.seat is None:
+            return "off the seats"
+        return f"seat {self.seat} {self.row} {self.position + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRead:
+    seat: int
+    dead: bool
+    declared: bool  # a natural is declared (by the dealer, or seen as a pile)
+    declared_by: str  # "dealer" | "pile" | ""
+    pile: bool  # still a pile (natural not spread yet)
+    open: bool  # enough cards read to count as opened
+    front: tuple[CardRead, ...] = ()
+    middle: tuple[CardRead, ...] = ()
+    back: tuple[CardRead, ...] = ()
+    confidence: float = 0.0  # the weakest card's confidence
+    needs_check: tuple[NeedsCheck, ...] = ()
+    integrity: tuple[str, ...] = ()
+
+    @property
+    def cards(self) -> tuple[CardRead, ...]:
+        return self.back + self.middle + self.front
+
+    def row(self, name: str) -> tuple[CardRead, ...]:
+        return getattr(self, name)
+
+    @property
+    def confident(self) -> bool:
+        return not self.needs_check and not self.integrity
+
+
+@dataclass(frozen=True, slots=True)
+class StableHand:
+    seats: tuple[SeatRead, ...]
+    stray: tuple[CardRead, ...]
+    integrity: tuple[str, ...]
+    needs_check: tuple[NeedsCheck, ...]
+    frames: int  # frames in this hand so far
+    layout_since: float  # timestamp since which the layout has not changed
+    key_frame: int  # the latest frame that contributed
+
+    def seat(self, number: int) -> SeatRead:
+        return next(s for s in self.seats if s.seat == number)
+
+    @property
+    def active(self) -> tuple[SeatRead, ...]:
+        return tuple(s for s in self.seats if not s.dead)
+
+    @property
+    def all_open(self) -> bool:
+        active = self.active
+        return bool(active) and all(s.open for s in active)
+
+    @property
+    def any_cards(self) -> bool:
+        return bool(self.stray) or any(s.cards or s.pile for s in self.seats)
+
+
+def _center(box) -> tuple[float, float]:
+    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+
+
+class Stabilizer:
+    """Accumulates the snapshots of one hand; `read()` gives the stable hand so far."""
+
+    def __init__(self, settings: StabilizerSettings, geometry: TableGeometry):
+        self.settings = settings
+        self.geometry = geometry
+        self.reset()
+
+    def reset(self) -> None:
+        self.slots: dict[int, Slot] = {}
+        self._next_id = 0
+        self.frames = 0
+        self.layout_since = 0.0
+        self._signature: tuple = ()
+        self.key_frame = -1
+        self.pile_since: dict[int, float] = {}
+        self.piles_seen: set[int] = set()
+        self._card_area = 0.0
+        self.last_timestamp = 0.0
+
+    # -- feeding frames ------------------------------------------------------------------
+    def update(self, snapshot: TableSnapshot, empty_at=None) -> float:
+        """Match this frame's cards to the slots; returns the share of cards that matched."""
+        s = self.settings
+        self.frames += 1
+        now = snapshot.timestamp
+        self.last_timestamp = now
+        cards = [c for c in snapshot.cards if c.confidence >= s.min_detection_confidence]
+        matched = self._match(cards)
+        hits = 0
+        for i, card in enumerate(cards):
+            sid = matched.get(i)
+            if sid is None:
+                slot = Slot(self._next_id, card, self.frames, now, s.window_frames)
+                self._next_id += 1
+                self.slots[slot.id] = slot
+            else:
+                slot = self.slots[sid]
+                hits += 1
+            slot.add(card, snapshot.frame_index, now)
+        self.key_frame = snapshot.frame_index
+        self._forget(now, empty_at)
+        present = self._present()
+        for sl in present:
+            if sl.seen >= s.min_votes:
+                sl.was_present = True
+        self._track_piles(now, snapshot)
+        signature = tuple(sorted((sl.id, sl.seat) for sl in present))
+        if signature != self._signature:
+            self._signature = signature
+            self.layout_since = now
+        return hits / len(cards) if cards else 1.0
+
+    def replaced_by(self, snapshot: TableSnapshot, least: int = 8) -> bool:
+        """Does this frame show another deal? Most of its cards are not where the hand's were."""
+        cards = [c for c in snapshot.cards if c.confidence >= self.settings.min_detection_confidence]
+        if len(cards) < least or len(self._present()) < least:
+            return False
+        return len(self._match(cards, allow_moved=False)) < 0.25 * len(cards)
+
+    def _match(self, cards: list[PlacedCard], allow_moved: bool = True) -> dict[int, int]:
+        """Detection index -> slot id, one to one.
+
+        In order: the same card near its slot; the same card read confidently anywhere else
+        (it was moved: a natural's pile spread, a card pushed back into line); then any
+        reading near a slot (a misread of that card, which the votes sort out).
+        """
+        if not cards or not self.slots:
+            return {}
+        radius_k = self.settings.match_radius
+        slots = list(self.slots.values())
+        bests = [sl.best() for sl in slots]
+        card_xy = np.array([c.table_xy for c in cards], np.float64)
+        slot_xy = np.array([sl.table_xy for sl in slots], np.float64)
+        dist = np.hypot(card_xy[:, None, 0] - slot_xy[None, :, 0], card_xy[:, None, 1] - slot_xy[None, :, 1])
+        sizes = np.maximum(np.array([c.size for c in cards])[:, None], np.array([sl.size for sl in slots])[None, :])
+        radius = radius_k * np.maximum(sizes, 4.0)
+        same, near = [], []
+        for i, j in zip(*np.nonzero(dist <= 2.5 * radius)):
+            d = float(dist[i, j])
+            if bests[j] == cards[i].card:
+                same.append((d, int(i), slots[j].id))
+            elif d <= radius[i, j]:
+                near.append((d, int(i), slots[j].id))
+        used_det, used_slot, out = set(), set(), {}
+
+        def take(pairs) -> None:
+            for _, i, sid in sorted(pairs):
+                if i not in used_det and sid not in used_slot:
+                    used_det.add(i)
+                    used_slot.add(sid)
+                    out[i] = sid
+
+        take(same)
+        if not allow_moved:
+            return out
+        moved = []
+        for i, c in enumerate(cards):
+            if i in used_det or c.confidence < self.settings.min_confidence:
+                continue
+            for sl, best in zip(slots, bests):
+                if sl.id not in used_slot and best == c.card:
+                    moved.append((0.0, i, sl.id))
+        take(moved)
+        take(near)
+        return out
+
+    def _forget(self, now: float, empty_at) -> None:
+        s = self.settings
+        for sid in list(self.slots):
+            sl = self.slots[sid]
+            unseen = now - sl.last_seen
+            young_ghost = sl.seen < s.min_votes and self.frames - sl.first_frame >= 2 * s.min_votes
+            if young_ghost and sl.seen * 4 < self.frames - sl.first_frame + 1:
+                del self.slots[sid]
+            elif unseen > s.forget_seconds and (
+                empty_at is None or empty_at(tuple(sl.image_xy)) or unseen > 4 * s.forget_seconds
+            ):
+                del self.slots[sid]
+
+    def _present(self, final: bool = False) -> list[Slot]:
+        """Slots that hold a card: seen often enough, or in most frames since they appeared.
+
+        Once present a slot stays so until it is forgotten (a card a hand covers is still there).
+        """
+        need = self._min_votes(final)
+        out = []
+        for sl in self.slots.values():
+            if sl.was_present or sl.seen >= need or 2 * sl.seen >= self.frames - sl.first_frame + 1:
+                out.append(sl)
+        return out
+
+    def _min_votes(self, final: bool) -> int:
+        if final:
+            return max(1, min(self.settings.min_votes, math.ceil(self.frames / 2)))
+        return self.settings.min_votes
+
+    def _track_piles(self, now: float, snapshot: TableSnapshot) -> None:
+        """A seat showing one or two face-up cards close together for a while is a pile.
+
+        Where the felt was measured, the covered patch must also be about one card (a pile),
+        not the several card areas of a set hand the reader only half read.
+        """
+        if snapshot.card_area:
+            self._card_area = snapshot.card_area
+        card = self._card_area or (0.118 * snapshot.image_size[1]) ** 2 * 0.72
+        by_seat: dict[int, list[Slot]] = {}
+        for sl in self._present():
+            if sl.seat is not None:
+                by_seat.setdefault(sl.seat, []).append(sl)
+        for seat in self.geometry.seats:
+            group = by_seat.get(seat, [])
+            compact = 1 <= len(group) <= 2 and (
+                len(group) == 1
+                or np.hypot(*(group[0].table_xy - group[1].table_xy)) < 3 * max(group[0].size, group[1].size)
+            )
+            view = next((v for v in snapshot.seats if v.seat == seat), None)
+            if view is not None and view.blob and view.blob > 2.5 * card:
+                compact = False
+            if compact:
+                since = self.pile_since.setdefault(seat, now)
+                if now - since >= max(self.settings.hold_seconds, 1e-9) or self.frames == 1:
+                    self.piles_seen.add(seat)
+            else:
+                self.pile_since.pop(seat, None)
+
+    # -- reading the hand ----------------------------------------------------------------
+    def read(
+        self,
+        dead: frozenset[int] | set[int] = frozenset(),
+        declared: frozenset[int] | set[int] = frozenset(),
+        undeclared: frozenset[int] | set[int] = frozenset(),
+        corrections: dict | None = None,
+        final: bool = False,
+    ) -> StableHand:
+        s = self.settings
+        need = self._min_votes(final)
+        present = self._present(final)
+        tallies = {sl.id: sl.tally() for sl in present}
+        # Rows per seat from the slots' own depths.
+        rows: dict[int, tuple[str | None, int | None]] = {}
+        by_seat: dict[int | None, list[Slot]] = {}
+        for sl in present:
+            by_seat.setdefault(sl.seat, []).append(sl)
+        for seat, group in by_seat.items():
+            if seat is None:
+                for sl in group:
+                    rows[sl.id] = (None, None)
+                continue
+            labels = assign_rows(
+                self.geometry, seat, [g.depth for g in group], [g.size for g in group], [g.lateral for g in group]
+            )
+            for row in ROWS:
+                members = sorted((g for g, lab in zip(group, labels) if lab == row), key=lambda g: g.lateral)
+                for pos, g in enumerate(members):
+                    rows[g.id] = (row, pos)
+        # Corrections by the floor (seat, row, index) -> card text: they override the reading.
+        corrected: dict[int, Card] = {}
+        for sl in present:
+            row, pos = rows[sl.id]
+            key = (sl.seat, row, pos)
+            if corrections and key in corrections:
+                corrected[sl.id] = corrections[key]
+
+        def strength(sl: Slot, card: Card) -> tuple[float, int]:
+            n = max(1, len(sl.obs))
+            for c, m, v, _ in tallies[sl.id]:
+                if c == card:
+                    return min(1.0, m / n), v
+            return 0.0, 0
+
+        def strong(sl: Slot, card: Card) -> bool:
+            """Read confidently: enough frames agree, they were sure, and no rival comes close."""
+            n = max(1, len(sl.obs))
+            rows = tallies[sl.id]
+            mine = next((t for t in rows if t[0] == card), None)
+            if mine is None:
+                return False
+            _, mass, votes, top = mine
+            rival = max((t[1] for t in rows if t[0] != card), default=0.0)
+            return (
+                votes >= need
+                and votes >= s.min_agreement * n
+                and top / votes >= s.min_confidence
+                and (mass - rival) / n >= s.min_confidence / 2
+            )
+
+        # The deck: each card once. Strongest slots choose first.
+        order = sorted(
+            present,
+            key=lambda sl: (sl.id not in corrected, -(tallies[sl.id][0][1] / max(1, len(sl.obs))) if tallies[sl.id] else 0.0, sl.id),
+        )
+        owner: dict[Card, int] = {}
+        choice: dict[int, Card | None] = {}
+        notes: dict[int, str] = {}
+        duplicates: list[tuple[Card, int, int]] = []
+        for sl in order:
+            if sl.id in corrected:
+                card = corrected[sl.id]
+                choice[sl.id] = card
+                notes[sl.id] = "corrected by floor"
+                if card in owner:
+                    duplicates.append((card, owner[card], sl.id))
+                owner.setdefault(card, sl.id)
+                continue
+            chosen = None
+            for card, mass, votes, _ in tallies[sl.id]:
+                if card not in owner:
+                    chosen = card
+                    break
+                holder = self.slots[owner[card]]
+                if strong(sl, card) and (holder.id in corrected or strong(holder, card)):
+                    duplicates.append((card, owner[card], sl.id))
+                    chosen = card
+                    break
+                if not notes.get(sl.id):
+                    notes[sl.id] = f"read as {card}, which is at {{slot{owner[card]}}}"
+            choice[sl.id] = chosen
+            if chosen is not None:
+                owner.setdefault(chosen, sl.id)
+        duplicate_slots = {a for _, a, _ in duplicates} | {b for _, _, b in duplicates}
+        for card, a, b in duplicates:
+            notes[a] = notes[b] = f"duplicate card {card}"
+
+        # Elimination: the whole deck on the table and exactly one card unaccounted for.
+        elimination: dict[int, Card] = {}
+        if len(present) == 52 and not duplicates:
+            unsure = [sl for sl in present if sl.id not in corrected and (choice[sl.id] is None or not strong(sl, choice[sl.id]))]
+            unsure_ids = {sl.id for sl in unsure}
+            sure_cards = {c for c, sid in owner.items() if sid not in unsure_ids}
+            missing = [c for c in deck(52) if c not in sure_cards]
+            if len(unsure) == 1 and len(missing) == 1:
+                sl, card = unsure[0], missing[0]
+                if strength(sl, card)[0] > 0:
+                    elimination[sl.id] = card
+                    if choice[sl.id] is not None and owner.get(choice[sl.id]) == sl.id:
+                        del owner[choice[sl.id]]
+                    choice[sl.id] = card
+                    owner[card] = sl.id
+                    notes[sl.id] = "by elimination (the one card of the deck not seen elsewhere)"
+
+        reads: dict[int, CardRead] = {}
+        for sl in present:
+            card = choice[sl.id]
+            row, pos = rows[sl.id]
+            n = max(1, len(sl.obs))
+            cands = tuple((c, round(min(1.0, m / n), 4)) for c, m, _, _ in tallies[sl.id][:3])
+            if card is None:
+                conf, votes, ev = 0.0, 0, sl.obs[-1]
+                confident = False
+            else:
+                conf, votes = strength(sl, card)
+                ev = sl.evidence(card) or sl.obs[-1]
+                if sl.id in corrected:
+                    conf, confident = 1.0, True
+                elif sl.id in elimination:
+                    confident = True
+                else:
+                    confident = strong(sl, card) and sl.id not in duplicate_slots
+            reads[sl.id] = CardRead(
+                sl.id, sl.seat, row, pos, card, round(conf, 4), votes, len(sl.obs), ev.frame_index, ev.box,
+                confident, cands, notes.get(sl.id, ""),
+            )
+        # Resolve "{slotN}" placeholders in notes now that every position is known.
+        for sid, r in list(reads.items()):
+            if "{slot" in r.note:
+                other = int(r.note.split("{slot")[1].split("}")[0])
+                where = reads[other].where() if other in reads else "another position"
+                reads[sid] = _replace_note(r, r.note.replace(f"{{slot{other}}}", where))
+
+        integrity: list[str] = []
+        for card, a, b in duplicates:
+            integrity.append(f"duplicate card: {card} at {reads[a].where()} and {reads[b].where()}")
+        if len(present) > 52:
+            integrity.append(f"wrong card count: {len(present)} cards on the table (a deck has 52)")
+
+        seats = []
+        all_checks: list[NeedsCheck] = []
+        for number in sorted(self.geometry.seats):
+            group = [reads[sl.id] for sl in by_seat.get(number, [])]
+            seat = self._seat_read(number, group, number in dead, declared, undeclared, integrity)
+            seats.append(seat)
+            all_checks.extend(seat.needs_check)
+        stray = tuple(reads[sl.id] for sl in by_seat.get(None, []))
+        return StableHand(
+            tuple(seats), stray, tuple(integrity), tuple(all_checks), self.frames, self.layout_since, self.key_frame
+        )
+
+    def _seat_read(self, number, group, dead, declared, undeclared, integrity) -> SeatRead:
+        s = self.settings
+        by_row = {r: tuple(sorted((c for c in group if c.row == r), key=lambda c: c.position)) for r in ROWS}
+        if number in declared:
+            declared_by = "dealer"
+        elif number in self.piles_seen and number not in undeclared:
+            declared_by = "pile"
+        else:
+            declared_by = ""
+        n = len(group)
+        pile = bool(declared_by) and n < s.open_min_cards and n > 0
+        is_open = n >= s.open_min_cards
+        confidence = min((c.confidence for c in group), default=0.0)
+        checks: list[NeedsCheck] = []
+        seat_integrity: list[str] = []
+        if dead:
+            return SeatRead(number, True, False, "", False, False, **by_row, confidence=confidence)
+        for c in sorted(group, key=lambda c: (ROWS.index(c.row) if c.row else 9, c.position or 0)):
+            if c.confident or c.note.startswith("duplicate"):
+                continue
+            checks.append(NeedsCheck(number, _doubt(c), str(c.card) if c.card else (str(c.candidates[0][0]) if c.candidates else None)))
+        for problem in integrity:
+            if f"seat {number} " in problem:
+                seat_integrity.append(problem)
+        if is_open and n != 13:
+            seat_integrity.append(f"wrong card count: seat {number} has {n} cards")
+            integrity.append(seat_integrity[-1])
+        if is_open and n == 13 and not declared_by:
+            counts = {r: len(by_row[r]) for r in ROWS}
+            if any(counts[r] != ROW_SIZES[r] for r in ROWS):
+                checks.append(NeedsCheck(
+                    number,
+                    f"rows read as front {counts['front']}, middle {counts['middle']}, back {counts['back']}"
+                    " (3/5/5 expected)",
+                ))
+        return SeatRead(
+            number, False, bool(declared_by), declared_by, pile, is_open, **by_row,
+            confidence=confidence, needs_check=tuple(checks), integrity=tuple(seat_integrity),
+        )
+
+
+def _replace_note(r: CardRead, note: str) -> CardRead:
+    return CardRead(r.slot, r.seat, r.row, r.position, r.card, r.confidence, r.votes, r.seen, r.frame_index,
+                    r.box, r.confident, r.candidates, note)
+
+
+def _doubt(c: CardRead) -> str:
+    where = f"card at {c.row} {c.position + 1}" if c.row else "card"
+    others = [str(card) for card, conf in c.candidates if card != c.card and conf > 0.05][:1]
+    if c.card is None:
+        base = f"{where} unreadable"
+        return f"{base} ({c.note})" if c.note else base
+    reading = f"read as {c.card}" + (f" or {others[0]}" if others else "")
+    detail = f"confidence {c.confidence:.2f}, {c.votes} of {c.seen} frames"
+    if c.note and "duplicate" not in c.note:
+        detail += f"; {c.note}"
+    return f"{where} {reading} ({detail})"

@@ -1,0 +1,139 @@
+"""`kiosk bench detector`: frame read time of the card reader per export format.
+
+Reads 1920x1080 showdown frames (rendered with kiosk.synth from a committed deck, or
+--image files) with each backend on --threads cores (2, the kiosk's CPU), after a warm-up,
+and prints median / p90 per backend side by side. Formats the model folder lacks are
+exported from its .pt weights into runs/reader-exports/ first. --set-default writes the
+fastest backend into the model folder's reader.json (what `load_reader(backend="auto")` uses).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from kiosk.errors import KioskError
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--models", "--model-dir", dest="model_dir", default="models")
+    parser.add_argument("--backends", default="pytorch,onnx,openvino", help="comma-separated (default: all three)")
+    parser.add_argument("--frames", type=int, default=20, help="timed reads per backend (default 20)")
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads per backend (default 2, the kiosk's cores)")
+    parser.add_argument("--image", action="append", default=[], help="read this image instead of rendered frames")
+    parser.add_argument("--set-default", action="store_true", help="make the fastest backend the reader's default")
+    parser.add_argument("--json", action="store_true")
+
+
+def _frames(args) -> list[np.ndarray]:
+    from kiosk.vision.images import load_image
+
+    if args.image:
+        return [load_image(p) for p in args.image]
+    try:
+        from kiosk.synth.art import list_decks
+        from kiosk.synth.scenes import render_random
+    except ImportError as err:
+        raise KioskError("no frames to read: pass --image FILE (kiosk.synth is not available)") from err
+    decks = list_decks()
+    if not decks:
+        raise KioskError("no deck art to render frames from: pass --image FILE")
+    frames = []
+    for seed in range(3):
+        scene = render_random("showdown", decks[seed % len(decks)], seed=1000 + seed, size=(1920, 1080))
+        frames.append(scene.image)
+    return frames
+
+
+def _model_dir_for(model_dir: Path, backend: str) -> Path:
+    """A folder holding the reader in `backend`'s format, exporting it if the folder lacks it."""
+    from kiosk.vision.reader import available_backends, read_meta
+    from kiosk.vision.training import CLASSIFIER, DETECTOR, export_model
+
+    meta = read_meta(model_dir)
+    if backend in available_backends(model_dir, meta):
+        return model_dir
+    from kiosk.vision.reader import _model_version
+
+    cache = Path("runs") / "reader-exports" / _model_version(model_dir, meta)
+    if not (cache / "reader.json").is_file():
+        print(f"exporting the reader to {backend} into {cache} ...", flush=True)
+        cache.mkdir(parents=True, exist_ok=True)
+        fmt = "onnx" if backend == "onnx" else "openvino"
+        det = export_model(model_dir / meta["detector"]["files"]["pytorch"], cache, DETECTOR, "detector", (fmt,))
+        cls = export_model(
+            model_dir / meta["classifier"]["files"]["pytorch"], cache, CLASSIFIER, "classifier", (fmt,),
+            int(meta["classifier"]["imgsz"]),
+        )
+        new = dict(meta)
+        new["detector"] = dict(meta["detector"], files=det)
+        new["classifier"] = dict(meta["classifier"], files=cls)
+        (cache / "reader.json").write_text(json.dumps(new, indent=2))
+    else:
+        new = read_meta(cache)
+        if backend not in available_backends(cache, new):
+            shutil.rmtree(cache)
+            return _model_dir_for(model_dir, backend)
+    return cache
+
+
+def run(args) -> int:
+    os.environ["KIOSK_THREADS"] = str(args.threads)
+    from kiosk.vision.reader import load_reader, read_meta
+
+    model_dir = Path(args.model_dir)
+    meta = read_meta(model_dir)
+    frames = _frames(args)
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    rows = []
+    for backend in backends:
+        reader = load_reader(_model_dir_for(model_dir, backend), backend=backend)
+        for i in range(args.warmup):
+            reader.read(frames[i % len(frames)])
+        times, det_ms, cls_ms, cards = [], [], [], []
+        for i in range(args.frames):
+            frame = frames[i % len(frames)]
+            t0 = time.perf_counter()
+            dets = reader.read(frame)
+            times.append((time.perf_counter() - t0) * 1000)
+            det_ms.append(dets.meta["ms_detect"])
+            cls_ms.append(dets.meta["ms_classify"])
+            cards.append(len(dets.cards))
+        rows.append(
+            {
+                "backend": backend,
+                "median_ms": round(statistics.median(times), 1),
+                "p90_ms": round(float(np.percentile(times, 90)), 1),
+                "detect_ms": round(statistics.median(det_ms), 1),
+                "classify_merge_ms": round(statistics.median(cls_ms), 1),
+                "cards_per_frame": round(statistics.mean(cards), 1),
+            }
+        )
+        del reader
+    fastest = min(rows, key=lambda r: r["median_ms"])
+    h, w = frames[0].shape[:2]
+    if args.json:
+        print(json.dumps({"frame": [w, h], "threads": args.threads, "frames": args.frames, "rows": rows, "fastest": fastest["backend"]}, indent=2))
+    else:
+        print(f"card reader, {w}x{h} frames, {args.threads} threads, {args.frames} reads after {args.warmup} warm-up")
+        print(f"{'backend':<10} {'median ms':>10} {'p90 ms':>8} {'detect':>8} {'classify':>9} {'cards':>6}")
+        for r in rows:
+            mark = "  <- fastest" if r is fastest else ""
+            print(
+                f"{r['backend']:<10} {r['median_ms']:>10.1f} {r['p90_ms']:>8.1f} {r['detect_ms']:>8.1f} "
+                f"{r['classify_merge_ms']:>9.1f} {r['cards_per_frame']:>6.1f}{mark}"
+            )
+        print(f"target: <= 150 ms median -> {'met' if fastest['median_ms'] <= 150 else 'NOT met'} ({fastest['backend']})")
+    if args.set_default:
+        path = model_dir / "reader.json"
+        meta["default_backend"] = fastest["backend"]
+        path.write_text(json.dumps(meta, indent=2) + "\n")
+        print(f"default backend set to {fastest['backend']} in {path}")
+    return 0

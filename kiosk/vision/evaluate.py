@@ -1,0 +1,326 @@
+"""Score the card reader on a labelled set: generated scenes or real photos (Pascal VOC).
+
+Generated scenes (datasets/generated/<set>/scenes/<split>/*.json): a reading matches the
+card whose labelled corner boxes its own corners overlap (IoU >= 0.3, one-to-one).
+Precision = correct readings / readings, recall = correct readings / face-up cards with a
+visible index; a card split into two readings costs precision; a scene is "clean" when every
+card is read right and nothing else is read.
+
+Real photos (data/real-photos-ranks: whole-card boxes, ranks 9-A, no suits): a labelled card
+is read by the most confident reading whose index lies inside its box; only the rank is scored.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import xml.etree.ElementTree as ET
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from kiosk.cards import CLASS_NAMES
+from kiosk.errors import KioskError
+from kiosk.vision.geometry import box_center, iou
+
+VOC_RANKS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+
+
+@dataclass
+class EvalResult:
+    kind: str  # "scenes" | "real-ranks"
+    source: str
+    images: int = 0
+    labelled: int = 0  # cards the set says are readable
+    readings: int = 0
+    correct: int = 0
+    clean_images: int = 0
+    clean_full_showdowns: int = 0
+    full_showdowns: int = 0
+    confusions: Counter = field(default_factory=Counter)  # (true, read) -> count
+    missed: Counter = field(default_factory=Counter)  # true -> count
+    extra: Counter = field(default_factory=Counter)  # read -> count
+    correct_by: Counter = field(default_factory=Counter)  # true -> correctly read count
+    ms: list = field(default_factory=list)
+    failures: list = field(default_factory=list)  # (image, what went wrong)
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.readings if self.readings else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.correct / self.labelled if self.labelled else 1.0
+
+    @property
+    def clean_share(self) -> float:
+        return self.clean_images / self.images if self.images else 0.0
+
+    @property
+    def clean_showdown_share(self) -> float:
+        return self.clean_full_showdowns / self.full_showdowns if self.full_showdowns else float("nan")
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "images": self.images,
+            "labelled": self.labelled,
+            "readings": self.readings,
+            "correct": self.correct,
+            "precision": round(self.precision, 5),
+            "recall": round(self.recall, 5),
+            "clean_share": round(self.clean_share, 4),
+            "full_showdowns": self.full_showdowns,
+            "clean_full_showdown_share": None if not self.full_showdowns else round(self.clean_showdown_share, 4),
+            "median_ms": round(float(np.median(self.ms)), 1) if self.ms else None,
+            "top_confusions": [
+                {"true": t, "read": r, "count": n, "kind": confusion_kind(t, r)} for (t, r), n in self.confusions.most_common(15)
+            ],
+            "confusion_kinds": dict(self.confusion_kinds()),
+            "missed": self.missed.most_common(10),
+            "extra": self.extra.most_common(10),
+        }
+
+    def confusion_kinds(self) -> Counter:
+        kinds = Counter()
+        for (t, r), n in self.confusions.items():
+            kinds[confusion_kind(t, r)] += n
+        return kinds
+
+
+def confusion_kind(true: str, read: str) -> str:
+    """Name a misreading: '6/9', 'suit s/c', 'rank 8/3', ...
+
+    >>> confusion_kind("6s", "9s"), confusion_kind("Kh", "Kd"), confusion_kind("8c", "3c")
+    ('6/9', 'suit same colour h/d', 'rank 3/8')
+    """
+    if len(true) == 1 or len(read) == 1:  # real photos: rank only
+        pair = "/".join(sorted((true, read)))
+        return "6/9" if pair == "6/9" else f"rank {pair}"
+    if true == "Jk" or read == "Jk":
+        return "joker"
+    tr, ts, rr, rs = true[0], true[1], read[0], read[1]
+    if tr != rr and ts != rs:
+        return "rank and suit"
+    if tr != rr:
+        pair = "/".join(sorted((tr, rr)))
+        return "6/9" if pair == "6/9" else f"rank {pair}"
+    same_colour = {ts, rs} in ({"h", "d"}, {"s", "c"})
+    pair = "/".join(sorted((ts, rs)))
+    return f"suit same colour {pair}" if same_colour else f"suit {pair}"
+
+
+# -- generated scenes ------------------------------------------------------------------
+
+
+def _scene_items(root: Path, split: str):
+    scene_dir = root / "scenes" / split
+    if not scene_dir.is_dir():
+        raise KioskError(f"{root}: no scenes/{split}/ (a generated set has scenes/<split>/*.json)")
+    for path in sorted(scene_dir.glob("*.json")):
+        try:
+            scene = json.loads(path.read_text())
+        except ValueError as err:
+            raise KioskError(f"{path}: not valid JSON ({err})") from err
+        yield root / "images" / split / scene["image"], scene
+
+
+def score_scene(scene: dict, cards) -> tuple[int, int, int, list, list, list]:
+    """(labelled, readings, cards read right, confusions, missed, extra) for one scene."""
+    truth = [c for c in scene["cards"] if c.get("face_up", True) and c.get("corners")]
+    pairs = []
+    for pi, det in enumerate(cards):
+        for ti, card in enumerate(truth):
+            best = max((iou(a, b) for a in det.corners or (det.box,) for b in card["corners"]), default=0.0)
+            if best >= 0.3:
+                pairs.append((best, pi, ti))
+    pairs.sort(reverse=True)
+    used_p, used_t = set(), set()
+    right, confusions = [], []
+    for _, pi, ti in pairs:
+        if pi in used_p or ti in used_t:
+            continue
+        used_p.add(pi)
+        used_t.add(ti)
+        t, r = truth[ti]["card"], str(cards[pi].card)
+        if t == r:
+            right.append(t)
+        else:
+            confusions.append((t, r))
+    missed = [truth[i]["card"] for i in range(len(truth)) if i not in used_t]
+    extra = [str(cards[i].card) for i in range(len(cards)) if i not in used_p]
+    return len(truth), len(cards), right, confusions, missed, extra
+
+
+def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None = None, progress=None) -> EvalResult:
+    result = EvalResult("scenes", f"{root} [{split}]")
+    from kiosk.vision.prepare import prefer_full
+
+    items = prefer_full(list(_scene_items(root, split)))
+    if limit:
+        items = items[:limit]
+    if not items:
+        raise KioskError(f"{root}: scenes/{split}/ is empty")
+    for n, (image_path, scene) in enumerate(items):
+        image = cv2.imread(str(image_path))
+        if image is None:
+            result.failures.append((str(image_path), "unreadable image"))
+            continue
+        t0 = time.perf_counter()
+        dets = reader.read(image, source=str(image_path))
+        result.ms.append((time.perf_counter() - t0) * 1000)
+        labelled, readings, right, confusions, missed, extra = score_scene(scene, dets.cards)
+        correct = len(right)
+        result.correct_by.update(right)
+        result.images += 1
+        result.labelled += labelled
+        result.readings += readings
+        result.correct += correct
+        result.confusions.update(confusions)
+        result.missed.update(missed)
+        result.extra.update(extra)
+        clean = correct == labelled == readings
+        result.clean_images += clean
+        faces = [c for c in scene["cards"] if c.get("face_up", True)]
+        if scene.get("kind") == "showdown" and len(faces) >= 52:
+            result.full_showdowns += 1
+            result.clean_full_showdowns += clean
+        if not clean:
+            result.failures.append((image_path.name, f"{correct}/{labelled} right, {readings} read"))
+        if progress:
+            progress(n + 1, len(items))
+    return result
+
+
+# -- real photos (Pascal VOC, ranks only) -------------------------------------------------
+
+
+def _voc_items(root: Path):
+    for xml_path in sorted(root.glob("*.xml")):
+        tree = ET.parse(xml_path).getroot()
+        name = tree.findtext("filename") or ""
+        image_path = root / name
+        if not image_path.is_file():
+            stem = xml_path.with_suffix("")
+            image_path = next((p for p in root.glob(stem.name + ".*") if p.suffix.lower() in IMAGE_SUFFIXES), image_path)
+        boxes = []
+        for obj in tree.findall("object"):
+            label = (obj.findtext("name") or "").strip().lower()
+            bb = obj.find("bndbox")
+            if label not in VOC_RANKS or bb is None:
+                continue
+            box = tuple(float(bb.findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax"))
+            boxes.append((VOC_RANKS[label], box))
+        yield image_path, boxes
+
+
+def evaluate_real_ranks(reader, root: Path, limit: int | None = None, progress=None) -> EvalResult:
+    result = EvalResult("real-ranks", str(root))
+    items = list(_voc_items(root))
+    if limit:
+        items = items[:limit]
+    if not items:
+        raise KioskError(f"{root}: no Pascal VOC .xml labels here")
+    for n, (image_path, boxes) in enumerate(items):
+        image = cv2.imread(str(image_path))
+        if image is None:
+            result.failures.append((str(image_path), "unreadable image"))
+            continue
+        t0 = time.perf_counter()
+        dets = reader.read(image, source=str(image_path))
+        result.ms.append((time.perf_counter() - t0) * 1000)
+        result.images += 1
+        result.labelled += len(boxes)
+        claimed = set()
+        correct = 0
+        for rank, (x1, y1, x2, y2) in boxes:
+            mx, my = (x2 - x1) * 0.05, (y2 - y1) * 0.05
+            inside = []
+            for i, det in enumerate(dets.cards):
+                pts = [box_center(c) for c in det.corners] or [det.center]
+                if any(x1 - mx <= px <= x2 + mx and y1 - my <= py <= y2 + my for px, py in pts):
+                    inside.append(i)
+            claimed.update(inside)
+            if not inside:
+                result.missed[rank] += 1
+                continue
+            best = max(inside, key=lambda i: dets.cards[i].confidence)
+            read_rank = dets.cards[best].card.rank_char or "Jk"
+            if read_rank == rank:
+                correct += 1
+                result.correct_by[rank] += 1
+            else:
+                result.confusions[(rank, read_rank)] += 1
+        # Readings outside every labelled card, or a second reading of one card.
+        per_card = len(claimed)
+        extras = [str(d.card) for i, d in enumerate(dets.cards) if i not in claimed]
+        result.extra.update(extras)
+        result.readings += correct + (per_card - correct if per_card > correct else 0) + len(extras)
+        result.correct += correct
+        clean = correct == len(boxes) and not extras and per_card == len(boxes)
+        result.clean_images += clean
+        if not clean:
+            result.failures.append((image_path.name, f"{correct}/{len(boxes)} right, {len(dets.cards)} read"))
+        if progress:
+            progress(n + 1, len(items))
+    return result
+
+
+def detect_set_kind(path: Path) -> str:
+    if (path / "scenes").is_dir():
+        return "scenes"
+    if any(path.glob("*.xml")):
+        return "real-ranks"
+    raise KioskError(
+        f"{path}: not a labelled set I know (a generated set with scenes/, or Pascal VOC .xml beside images)"
+    )
+
+
+# -- figures ---------------------------------------------------------------------------
+
+
+def confusion_matrix(result: EvalResult, classes: list[str]) -> np.ndarray:
+    """Rows: true class, columns: read class + a last column 'missed'; diagonal from correct counts."""
+    index = {c: i for i, c in enumerate(classes)}
+    m = np.zeros((len(classes), len(classes) + 1), dtype=np.int64)
+    for (t, r), n in result.confusions.items():
+        if t in index and r in index:
+            m[index[t], index[r]] += n
+    for t, n in result.missed.items():
+        if t in index:
+            m[index[t], -1] += n
+    return m
+
+
+def plot_confusion(result: EvalResult, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    classes = list(CLASS_NAMES) if result.kind == "scenes" else ["9", "T", "J", "Q", "K", "A"]
+    m = confusion_matrix(result, classes).astype(float)
+    if result.correct_by:
+        for c, n in result.correct_by.items():
+            if c in classes:
+                m[classes.index(c), classes.index(c)] += n
+    rows = m.sum(axis=1, keepdims=True)
+    norm = np.divide(m, rows, out=np.zeros_like(m), where=rows > 0)
+    fig, ax = plt.subplots(figsize=(14, 12) if len(classes) > 10 else (7, 6))
+    im = ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
+    ax.set_xticks(range(len(classes) + 1), classes + ["missed"], rotation=90, fontsize=7)
+    ax.set_yticks(range(len(classes)), classes, fontsize=7)
+    ax.set_xlabel("read as")
+    ax.set_ylabel("true card")
+    ax.set_title(f"Card reader confusion (row-normalised) - {result.source}", fontsize=9)
+    fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,263 @@
+"""The card reader: frame in, `Detections` out.
+
+Two stages (see docs/detector.md):
+1. a one-class YOLO detector finds every corner index on the frame, read at 960x544
+   (a 1080p frame is halved, an index is then ~10-15 px);
+2. a YOLO classifier reads a square cut around each index from the full-resolution
+   frame: 53 cards x 4 orientations, plus "background" to reject false finds.
+Then the two indices of one card are merged by geometry (merge.py).
+
+    reader = load_reader("models")
+    dets = reader.read(image_bgr)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from kiosk.cards import CLASS_NAMES
+from kiosk.errors import KioskError
+from kiosk.vision.backends import BACKENDS, open_runner
+from kiosk.vision.detections import Detections
+from kiosk.vision.geometry import square_crop
+from kiosk.vision.merge import Corner, merge_corners
+
+READER_JSON = "reader.json"
+MAX_UPSCALE = 1.0  # indices in small pictures are already as large as training saw them
+CLS_BATCH = 64
+
+
+class IndexFinder:
+    """Stage 1: corner-index boxes in frame pixels (also used alone to mine training crops)."""
+
+    def __init__(self, det_runner, input_hw=(544, 960), conf_threshold: float = 0.25, nms_iou: float = 0.5):
+        self._det = det_runner
+        self.input_hw = tuple(input_hw)
+        self.conf_threshold = conf_threshold
+        self.nms_iou = nms_iou
+
+    def find_indices(self, image: np.ndarray, region: tuple[int, int, int, int]) -> list[tuple[tuple, float]]:
+        """Index boxes (frame pixels) and detector scores inside `region`."""
+        x0, y0, x1, y1 = region
+        patch = image[y0:y1, x0:x1]
+        ph, pw = patch.shape[:2]
+        turned = ph > pw  # read portrait pictures on their side: more pixels per index
+        if turned:
+            patch = cv2.rotate(patch, cv2.ROTATE_90_CLOCKWISE)
+        h, w = patch.shape[:2]
+        in_h, in_w = self.input_hw
+        r = min(in_w / w, in_h / h, MAX_UPSCALE)
+        nw, nh = max(1, round(w * r)), max(1, round(h * r))
+        resized = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+        canvas = np.full((in_h, in_w, 3), 114, dtype=np.uint8)
+        canvas[:nh, :nw] = resized
+        batch = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        pred = self._det(batch)[0]  # (4 + 1, anchors): cx, cy, w, h, score
+        scores = pred[4]
+        keep = scores >= self.conf_threshold
+        if not keep.any():
+            return []
+        cx, cy, bw, bh = pred[0][keep], pred[1][keep], pred[2][keep], pred[3][keep]
+        scores = scores[keep]
+        rects = [[float(a - c / 2), float(b - d / 2), float(c), float(d)] for a, b, c, d in zip(cx, cy, bw, bh)]
+        idx = cv2.dnn.NMSBoxes(rects, scores.astype(float).tolist(), self.conf_threshold, self.nms_iou)
+        out = []
+        for i in np.asarray(idx).reshape(-1):
+            rx, ry, rw, rh = rects[i]
+            bx1, by1, bx2, by2 = rx / r, ry / r, (rx + rw) / r, (ry + rh) / r
+            if turned:  # undo the clockwise quarter turn: (x', y') = (ph - y, x)
+                bx1, by1, bx2, by2 = by1, ph - bx2, by2, ph - bx1
+            box = (
+                max(0.0, bx1) + x0,
+                max(0.0, by1) + y0,
+                min(float(pw), bx2) + x0,
+                min(float(ph), by2) + y0,
+            )
+            if box[2] - box[0] >= 2 and box[3] - box[1] >= 2:
+                out.append((box, float(scores[i])))
+        return out
+
+
+def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=(544, 960)) -> IndexFinder:
+    return IndexFinder(open_runner(backend, Path(weights)), input_hw)
+
+
+class CardReader:
+    def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict):
+        self.model_dir = Path(model_dir)
+        self.backend = backend
+        self._cls = cls_runner
+        self.meta = meta
+        self.finder = IndexFinder(
+            det_runner,
+            meta["detector"]["input"],
+            float(meta.get("det_conf", 0.25)),
+            float(meta.get("det_iou", 0.5)),
+        )
+        self.cls_size = int(meta["classifier"]["imgsz"])
+        self.bg_threshold = float(meta.get("bg_threshold", 0.5))
+        self._build_class_maps(meta["classifier"]["names"])
+        self.model_version = _model_version(self.model_dir, meta)
+
+    def _build_class_maps(self, names: list[str]) -> None:
+        n = len(names)
+        self._card_of = np.full(n, -1, dtype=np.int64)
+        self._orient_of = np.zeros(n, dtype=np.int64)
+        for i, name in enumerate(names):
+            card, _, k = name.rpartition(".")
+            if card in CLASS_NAMES:
+                self._card_of[i] = CLASS_NAMES.index(card)
+                self._orient_of[i] = int(k)
+
+    def find_indices(self, image: np.ndarray, region: tuple[int, int, int, int]) -> list[tuple[tuple, float]]:
+        return self.finder.find_indices(image, region)
+
+    # -- stage 2 -------------------------------------------------------------------
+    def classify(self, image: np.ndarray, boxes: list[tuple]) -> np.ndarray:
+        """Class probabilities (n, classes) for square cuts around `boxes`."""
+        if not boxes:
+            return np.zeros((0, len(self._card_of)), dtype=np.float32)
+        crops = np.stack([square_crop(image, b, self.cls_size) for b in boxes])
+        batch = crops[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        outs = [self._cls(batch[i : i + CLS_BATCH]) for i in range(0, len(batch), CLS_BATCH)]
+        return np.concatenate(outs, axis=0)
+
+    def corners_from(self, boxes_scores, probs: np.ndarray) -> list[Corner]:
+        corners = []
+        card_mask = self._card_of >= 0
+        for (box, score), p in zip(boxes_scores, probs):
+            card_probs = np.zeros(len(CLASS_NAMES), dtype=np.float64)
+            np.add.at(card_probs, self._card_of[card_mask], p[card_mask])
+            bg = 1.0 - float(card_probs.sum())
+            if bg >= self.bg_threshold:
+                continue
+            orient_probs = np.zeros(4)
+            np.add.at(orient_probs, self._orient_of[card_mask], p[card_mask])
+            k = int(np.argmax(orient_probs))
+            corners.append(Corner(box, score, card_probs, k, float(orient_probs[k] / max(card_probs.sum(), 1e-9))))
+        return corners
+
+    def read(
+        self,
+        image_bgr: np.ndarray,
+        rois: list[tuple[int, int, int, int]] | None = None,
+        frame_index: int = 0,
+        timestamp: float = 0.0,
+        source: str = "",
+    ) -> Detections:
+        image = _as_bgr(image_bgr, source)
+        h, w = image.shape[:2]
+        t0 = time.perf_counter()
+        region = (0, 0, w, h)
+        clean_rois = None
+        if rois:
+            clean_rois = [_clip_roi(r, w, h) for r in rois]
+            clean_rois = [r for r in clean_rois if r[2] > r[0] and r[3] > r[1]]
+            if not clean_rois:
+                return Detections((), (w, h), frame_index, timestamp, source, {"backend": self.backend})
+            region = (
+                min(r[0] for r in clean_rois),
+                min(r[1] for r in clean_rois),
+                max(r[2] for r in clean_rois),
+                max(r[3] for r in clean_rois),
+            )
+        found = self.find_indices(image, region)
+        if clean_rois is not None:
+            found = [(b, s) for b, s in found if _inside_any(b, clean_rois)]
+        t1 = time.perf_counter()
+        probs = self.classify(image, [b for b, _ in found])
+        corners = self.corners_from(found, probs)
+        cards = merge_corners(corners, (w, h))
+        t2 = time.perf_counter()
+        meta = {
+            "backend": self.backend,
+            "model": self.model_version,
+            "indices": len(found),
+            "ms_detect": round((t1 - t0) * 1000, 1),
+            "ms_classify": round((t2 - t1) * 1000, 1),
+        }
+        return Detections(tuple(cards), (w, h), frame_index, timestamp, source, meta)
+
+
+def _as_bgr(image, source: str) -> np.ndarray:
+    name = source or "image"
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise KioskError(f"{name}: not an image (expected a BGR array)")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    elif image.shape[2] != 3:
+        raise KioskError(f"{name}: {image.shape[2]} colour channels (expected 3)")
+    if image.dtype != np.uint8:
+        if image.dtype == np.uint16:
+            image = (image >> 8).astype(np.uint8)
+        else:
+            image = np.clip(image, 0, 255).astype(np.uint8)
+    return image
+
+
+def _clip_roi(r, w, h):
+    x1, y1, x2, y2 = (int(round(v)) for v in r)
+    return (max(0, x1), max(0, y1), min(w, x2), min(h, y2))
+
+
+def _inside_any(box, rois) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(r[0] <= cx <= r[2] and r[1] <= cy <= r[3] for r in rois)
+
+
+def _model_version(model_dir: Path, meta: dict) -> str:
+    digest = hashlib.sha256()
+    for key in ("detector", "classifier"):
+        pt = model_dir / meta[key]["files"]["pytorch"]
+        digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
+    return f"cards-2stage-{digest.hexdigest()[:12]}"
+
+
+def read_meta(model_dir: Path) -> dict:
+    path = Path(model_dir) / READER_JSON
+    if not path.is_file():
+        raise KioskError(
+            f"{model_dir}: no trained card reader here (missing {READER_JSON}); "
+            "train one with 'kiosk train' or use the committed models/ folder"
+        )
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise KioskError(f"{path}: unreadable ({err})") from err
+
+
+def available_backends(model_dir: Path, meta: dict) -> list[str]:
+    out = []
+    for backend in BACKENDS:
+        det = meta["detector"]["files"].get(backend)
+        cls = meta["classifier"]["files"].get(backend)
+        if det and cls and (Path(model_dir) / det).exists() and (Path(model_dir) / cls).exists():
+            out.append(backend)
+    return out
+
+
+def load_reader(model_dir: str | Path = "models", backend: str = "auto") -> CardReader:
+    """Open the committed reader; `backend="auto"` takes the fastest committed export."""
+    model_dir = Path(model_dir)
+    meta = read_meta(model_dir)
+    have = available_backends(model_dir, meta)
+    if not have:
+        raise KioskError(f"{model_dir}: the card reader's weights are missing (see {READER_JSON})")
+    if backend == "auto":
+        preferred = meta.get("default_backend")
+        backend = preferred if preferred in have else have[0]
+    elif backend not in have:
+        if backend not in BACKENDS:
+            raise KioskError(f"unknown backend '{backend}' (choose from auto, {', '.join(BACKENDS)})")
+        raise KioskError(f"{model_dir}: no {backend} export of the reader here (have: {', '.join(have)})")
+    det = open_runner(backend, model_dir / meta["detector"]["files"][backend])
+    cls = open_runner(backend, model_dir / meta["classifier"]["files"][backend])
+    return CardReader(model_dir, backend, det, cls, meta)

@@ -1,0 +1,211 @@
+"""Train the two-stage card reader with ultralytics, export it, and write `models/`.
+
+Stage 1: a one-class YOLO detector ("index") on tiles (see prepare.py).
+Stage 2: a YOLO classifier over square index crops: 53 cards x 4 orientations + background.
+Both start from the model .yaml (no pretrained weights can be fetched here) or from
+the weights already in the output folder (`--resume-from`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kiosk.errors import KioskError
+
+# No hub access on the kiosk or in CI: never let ultralytics try the network.
+os.environ.setdefault("YOLO_OFFLINE", "1")
+
+DETECTOR = "index-detector"
+CLASSIFIER = "index-classifier"
+READER_JSON = "reader.json"
+DET_INPUT = (736, 1280)  # (h, w) the detector reads a frame at: a 1080p frame at 2/3, an index 13-20 px
+
+
+@dataclass
+class TrainConfig:
+    data: Path
+    out: Path = Path("models")
+    runs: Path = Path("runs")
+    stages: tuple[str, ...] = ("detector", "classifier")
+    det_epochs: int = 30
+    det_hours: float = 0.0  # > 0: ultralytics fits the epochs into this wall-clock time
+    det_imgsz: int = 416
+    det_batch: int = 16
+    det_model: str = "yolo11p-index"
+    cls_epochs: int = 10
+    cls_hours: float = 0.0
+    cls_imgsz: int = 64
+    cls_batch: int = 256
+    cls_model: str = "yolo11n-cls.yaml"
+    resume_from: Path | None = None
+    seed: int = 0
+    workers: int = 2
+    max_det_train: int = 6000
+    max_cls_train: int = 150_000
+    copies: int = 1
+    name: str = "reader"
+    exports: tuple[str, ...] = ("onnx", "openvino")
+    extra: dict = field(default_factory=dict)
+
+
+def _ultra_common(cfg: TrainConfig) -> dict:
+    return dict(
+        device="cpu",
+        workers=cfg.workers,
+        seed=cfg.seed,
+        deterministic=True,
+        amp=False,
+        project=str(cfg.runs.resolve()),
+        exist_ok=True,
+        plots=True,
+        verbose=True,
+        fliplr=0.0,  # mirrored glyphs exist in no deck
+        flipud=0.0,
+    )
+
+
+# The YOLO11 layout at a narrower width than "n": one class of small, high-contrast
+# glyphs needs little capacity, and half the compute buys twice the training steps on a
+# 2-core CPU (and a faster read).
+SCALES = {"yolo11p-index": [0.33, 0.125, 1024]}
+
+
+def detector_yaml(name: str, runs: Path) -> str:
+    """A model .yaml ultralytics can build: a stock name, or one of our narrow scales."""
+    if name not in SCALES:
+        return name
+    import yaml
+    from ultralytics.utils import ROOT
+
+    cfg = yaml.safe_load((ROOT / "cfg" / "models" / "11" / "yolo11.yaml").read_text())
+    cfg["nc"] = 1
+    cfg["scales"] = {"p": SCALES[name]}
+    cfg["scale"] = "p"
+    path = runs.resolve() / f"{name}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return str(path)
+
+
+def train_detector(cfg: TrainConfig, data_yaml: Path) -> Path:
+    from ultralytics import YOLO
+
+    start = cfg.resume_from / f"{DETECTOR}.pt" if cfg.resume_from else None
+    if start is not None and not start.is_file():
+        raise KioskError(f"--resume-from {cfg.resume_from}: no {DETECTOR}.pt there")
+    model = YOLO(str(start) if start else detector_yaml(cfg.det_model, cfg.runs), task="detect")
+    args = dict(
+        data=str(data_yaml),
+        epochs=cfg.det_epochs,
+        imgsz=cfg.det_imgsz,
+        batch=cfg.det_batch,
+        name=f"{cfg.name}-det",
+        degrees=12.0,  # seats face four ways (in the scenes); this adds the hand's slack
+        scale=0.25,
+        translate=0.1,
+        mosaic=1.0,
+        close_mosaic=1 if cfg.det_hours > 0 else max(0, min(3, cfg.det_epochs // 5)),
+        hsv_h=0.02,
+        hsv_s=0.6,
+        hsv_v=0.45,
+        # Explicit: ultralytics' "auto" picks by iteration count, and its warm-up of 3 epochs
+        # would eat most of a budget of a few epochs.
+        optimizer="AdamW",
+        lr0=0.002,
+        warmup_epochs=0.5,
+        patience=100,
+        **_ultra_common(cfg),
+    )
+    # pretrained=False would make ultralytics drop the weights we start from.
+    args["pretrained"] = bool(start)
+    if cfg.det_hours > 0:
+        args["time"] = cfg.det_hours
+    args.update(cfg.extra.get("det", {}))
+    model.train(**args)
+    return Path(model.trainer.best if Path(model.trainer.best).is_file() else model.trainer.last)
+
+
+def train_classifier(cfg: TrainConfig, crops: Path) -> Path:
+    from ultralytics import YOLO
+
+    start = cfg.resume_from / f"{CLASSIFIER}.pt" if cfg.resume_from else None
+    if start is not None and not start.is_file():
+        raise KioskError(f"--resume-from {cfg.resume_from}: no {CLASSIFIER}.pt there")
+    model = YOLO(str(start) if start else cfg.cls_model, task="classify")
+    args = dict(
+        data=str(crops),
+        epochs=cfg.cls_epochs,
+        imgsz=cfg.cls_imgsz,
+        batch=cfg.cls_batch,
+        name=f"{cfg.name}-cls",
+        scale=0.12,  # RandomResizedCrop keeps >= 88% of the cut: never crop the pip away
+        erasing=0.1,
+        auto_augment="randaugment",
+        hsv_h=0.02,
+        hsv_s=0.5,
+        hsv_v=0.4,
+        # "auto" would give AdamW at lr 0.002*5/(4+213) = 4.6e-5 for 213 classes: far too slow
+        # to learn from scratch in a few epochs.
+        optimizer="AdamW",
+        lr0=0.002,
+        warmup_epochs=0.3,
+        patience=100,
+        **_ultra_common(cfg),
+    )
+    args["pretrained"] = bool(start)
+    if cfg.cls_hours > 0:
+        args["time"] = cfg.cls_hours
+    args.update(cfg.extra.get("cls", {}))
+    model.train(**args)
+    return Path(model.trainer.best if Path(model.trainer.best).is_file() else model.trainer.last)
+
+
+def export_model(weights: Path, out_dir: Path, stem: str, kind: str, formats, cls_imgsz: int = 64) -> dict:
+    """Copy the weights to out_dir/<stem>.pt and export the requested formats beside them."""
+    from ultralytics import YOLO
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pt = out_dir / f"{stem}.pt"
+    if weights.resolve() != pt.resolve():
+        shutil.copy2(weights, pt)
+    files = {"pytorch": pt.name}
+    for fmt in formats:
+        model = YOLO(str(pt), task="detect" if kind == "detector" else "classify")
+        if kind == "detector":
+            kw = dict(imgsz=list(DET_INPUT), batch=1, dynamic=False)
+        else:
+            kw = dict(imgsz=cls_imgsz, batch=1, dynamic=True)
+        if fmt == "onnx":
+            kw["simplify"] = False  # onnxslim is not installed; the plain graph runs as fast here
+        produced = Path(model.export(format=fmt, device="cpu", verbose=False, **kw))
+        key = "onnx" if fmt == "onnx" else "openvino"
+        files[key] = produced.name
+    return files
+
+
+def write_reader_json(out_dir: Path, det_files: dict, cls_files: dict, cls_names: list[str], cfg: TrainConfig, extra: dict | None = None) -> Path:
+    meta = {
+        "detector": {"files": det_files, "input": list(DET_INPUT)},
+        "classifier": {"files": cls_files, "imgsz": cfg.cls_imgsz, "names": cls_names},
+        "default_backend": (extra or {}).get("default_backend", "onnx"),
+        "trained": time.strftime("%Y-%m-%d"),
+        "train_config": {
+            k: (str(v) if isinstance(v, Path) else v)
+            for k, v in cfg.__dict__.items()
+            if k not in ("extra",)
+        },
+    }
+    old = out_dir / READER_JSON
+    if old.is_file():
+        previous = json.loads(old.read_text())
+        meta["default_backend"] = previous.get("default_backend", meta["default_backend"])
+    if extra:
+        meta.update(extra)
+    path = out_dir / READER_JSON
+    path.write_text(json.dumps(meta, indent=2) + "\n")
+    return path

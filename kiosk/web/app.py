@@ -1,0 +1,70 @@
+"""The dealer display: a Flask app fed by the hub, served by `kiosk run`.
+
+`create_app(hub, runner=None, cfg=None, store=None)` is the whole contract. With a
+`store` (kiosk.records.store.HandStore) the floor review pages of `kiosk.web.review`
+are mounted under /review/. Every POST must carry the session's CSRF token, in the
+`X-CSRF-Token` header or a `csrf_token` form field; templates get it from `csrf_token()`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from flask import Flask, jsonify, request, session
+
+from kiosk.table.hub import Hub
+from kiosk.web.live import LiveState
+from kiosk.web.security import AttemptLimiter, new_csrf_token, same_token
+
+
+def create_app(hub: Hub, runner: Any = None, cfg: Any = None, store: Any = None, *,
+               heartbeat: float = 3.0, retry_ms: int = 2000) -> Flask:
+    app = Flask(__name__)
+    app.secret_key = secrets.token_bytes(32)  # sessions last as long as this process
+    app.config.update(
+        SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_HTTPONLY=True,
+        KIOSK_HUB=hub,
+        KIOSK_RUNNER=runner,
+        KIOSK_CFG=cfg,
+        KIOSK_STORE=store,
+        KIOSK_LIVE=LiveState(hub, runner, cfg),
+        KIOSK_HEARTBEAT=heartbeat,
+        KIOSK_RETRY_MS=retry_ms,
+        KIOSK_PIN_LIMITER=AttemptLimiter(
+            limit=int(getattr(getattr(cfg, "web", None), "pin_attempts_per_minute", 5) or 5),
+            window=60.0,
+        ),
+    )
+
+    def csrf_token() -> str:
+        if "csrf" not in session:
+            session["csrf"] = new_csrf_token()
+        return session["csrf"]
+
+    app.jinja_env.globals["csrf_token"] = csrf_token
+
+    @app.before_request
+    def check_csrf():
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return None
+        given = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token")
+        if not same_token(given, session.get("csrf")):
+            return jsonify(error="missing or wrong CSRF token: reload the page and try again"), 400
+        return None
+
+    from kiosk.web.routes import blueprint as live_blueprint
+
+    app.register_blueprint(live_blueprint)
+    if store is not None:
+        from kiosk.web.review import blueprint as review_blueprint
+
+        app.register_blueprint(review_blueprint, url_prefix="/review")
+    return app
+
+
+def attach_runner(app: Flask, runner: Any) -> None:
+    """Give a running app its pipeline once it is up (`kiosk run` serves the page first)."""
+    app.config["KIOSK_RUNNER"] = runner
+    app.config["KIOSK_LIVE"].attach(runner)

@@ -1,0 +1,150 @@
+"""Frame sources through OpenCV, and `kiosk calibrate` with real ArUco markers."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import cv2
+import numpy as np
+import pytest
+import yaml
+
+from kiosk.cli import main
+from kiosk.errors import KioskError
+from kiosk.table.calibration import find_corners, marker_image
+from kiosk.table.config import load_config
+from kiosk.table.hub import Hub
+from kiosk.table.sources import ImageFolderSource, LiveSource, VideoFileSource, open_source
+
+
+def write_video(path, frames=12, fps=10, size=(320, 180)):
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
+    assert writer.isOpened()
+    for i in range(frames):
+        img = np.full((size[1], size[0], 3), (40, 110, 30), np.uint8)
+        cv2.putText(img, str(i), (20, 120), cv2.FONT_HERSHEY_SIMPLEX, 3, (255, 255, 255), 5)
+        writer.write(img)
+    writer.release()
+    return path
+
+
+def test_video_file_frames_with_timestamps(tmp_path):
+    src = open_source(write_video(tmp_path / "hand.mp4"))
+    assert isinstance(src, VideoFileSource)
+    frames = list(src)
+    assert [f.index for f in frames] == list(range(12))
+    assert frames[5].timestamp == pytest.approx(0.5) and frames[0].image.shape == (180, 320, 3)
+    assert src.last_status == "ended"
+
+
+def test_video_loops_and_paces_like_a_camera(tmp_path):
+    src = open_source(write_video(tmp_path / "hand.mp4", frames=5, fps=20), realtime=True, loop=True)
+    t0 = time.monotonic()
+    frames = []
+    for f in src:
+        frames.append(f)
+        if len(frames) == 12:
+            src.close()
+    elapsed = time.monotonic() - t0
+    assert [f.index for f in frames] == list(range(12))
+    assert frames[-1].timestamp == pytest.approx(11 / 20)  # time keeps running across loops
+    assert elapsed >= 0.45  # paced at 20 fps, not read as fast as possible
+
+
+def test_folder_of_photos_in_name_order_and_unreadable_ones_skipped(tmp_path):
+    for name in ("b.png", "a.jpg", "c.png"):
+        cv2.imwrite(str(tmp_path / name), np.zeros((20, 30, 3), np.uint8))
+    (tmp_path / "broken.jpg").write_bytes(b"not a jpeg")
+    (tmp_path / "notes.txt").write_text("ignored")
+    events = []
+    hub = Hub()
+    hub.subscribe(events.append)
+    src = open_source(tmp_path, interval=2.0, hub=hub)
+    assert isinstance(src, ImageFolderSource)
+    frames = list(src)
+    assert [f.source.rsplit("/", 1)[1] for f in frames] == ["a.jpg", "b.png", "c.png"]
+    assert [f.timestamp for f in frames] == [0.0, 2.0, 4.0]
+    assert src.skipped == [str(tmp_path / "broken.jpg")]
+    assert any(e.data["status"] == "lost" and "broken.jpg" in e.data["detail"] for e in events)
+
+
+def test_bad_paths_are_clear_errors(tmp_path):
+    with pytest.raises(KioskError, match="no such file or folder"):
+        open_source(tmp_path / "nope.mp4")
+    (tmp_path / "fake.mp4").write_bytes(b"\x00" * 100)
+    with pytest.raises(KioskError, match="cannot read video .*fake.mp4"):
+        open_source(tmp_path / "fake.mp4")
+    (tmp_path / "fake.png").write_bytes(b"\x00" * 100)
+    with pytest.raises(KioskError, match="cannot read image .*fake.png"):
+        open_source(tmp_path / "fake.png")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(KioskError, match="no images in folder"):
+        open_source(tmp_path / "empty")
+
+
+def test_lost_camera_is_reported_and_retried_never_a_crash():
+    events = []
+    src = open_source(97, on_status=lambda s, d: events.append(s))  # no camera 97 on any machine
+    assert isinstance(src, LiveSource) and src.live
+    src.retry = (0.05, 0.1)
+    got = []
+    reader = threading.Thread(target=lambda: got.extend(src), daemon=True)
+    reader.start()
+    time.sleep(0.6)
+    src.close()
+    reader.join(3)
+    assert not reader.is_alive() and got == []
+    assert events[0] == "lost" and events.count("reconnecting") >= 2
+
+
+def test_stream_that_stops_is_reconnected(tmp_path):
+    """A stream that ends (here: a video file opened as a live source) is reopened and keeps going."""
+    path = write_video(tmp_path / "cam.mp4", frames=6)
+    events = []
+    src = LiveSource(str(path), on_status=lambda s, d: events.append(s), retry=(0.05, 0.1))
+    frames = []
+    for f in src:
+        frames.append(f)
+        if src.reconnects >= 2 and len(frames) >= 3:
+            break
+    src.close()
+    assert src.reconnects >= 2
+    assert "lost" in events and "reconnecting" in events and events.count("connected") >= 2
+    assert [f.index for f in frames] == list(range(len(frames)))  # the runner sees one unbroken sequence
+
+
+def felt_with_markers(missing=()):
+    img = np.full((1080, 1920, 3), (40, 110, 30), np.uint8)
+    spots = {0: (150, 850), 1: (200, 100), 2: (1650, 80), 3: (1700, 880)}  # top-left of each marker
+    for marker_id, (x, y) in spots.items():
+        if marker_id in missing:
+            continue
+        m = cv2.cvtColor(marker_image(marker_id, 100), cv2.COLOR_GRAY2BGR)
+        img[y:y + m.shape[0], x:x + m.shape[1]] = m
+    return img
+
+
+def test_find_corners_from_aruco_markers():
+    corners = find_corners(felt_with_markers())
+    expected = [(220, 920), (270, 170), (1720, 150), (1770, 950)]  # marker centres, clockwise from seat 1's left
+    for (x, y), (ex, ey) in zip(corners, expected):
+        assert abs(x - ex) < 2 and abs(y - ey) < 2
+    with pytest.raises(KioskError, match=r"ArUco markers 1 \(top-left.*3 \(bottom-right.* not found"):
+        find_corners(felt_with_markers(missing=(1, 3)))
+
+
+def test_kiosk_calibrate_writes_the_corners_into_the_config(tmp_path, capsys):
+    photo = tmp_path / "felt.png"
+    cv2.imwrite(str(photo), felt_with_markers())
+    config = tmp_path / "table.yaml"
+    config.write_text("# table nine\ntable:\n  name: t9\ngame:\n  stake: 5  # a point\n")
+    assert main(["calibrate", str(photo), "--out", str(config)]) == 0
+    cfg = load_config(config)
+    assert cfg.table.name == "t9" and cfg.game.stake == 5  # the rest of the file is kept ...
+    assert "# table nine" in config.read_text() and "# a point" in config.read_text()  # ... comments too
+    assert [tuple(round(v) for v in c) for c in cfg.geometry.corners] == [(220, 920), (270, 170), (1720, 150), (1770, 950)]
+    cv2.imwrite(str(photo), felt_with_markers(missing=(2,)))
+    assert main(["calibrate", str(photo)]) == 1
+    assert "ArUco marker 2 (top-right, seat 3's left) not found" in capsys.readouterr().err
+    assert yaml.safe_load(config.read_text())["geometry"]["corners"][2] == list(cfg.geometry.corners[2])  # unchanged

@@ -1,0 +1,227 @@
+"""Stabiliser: many noisy frames of rendered tables -> the exact verdict, or an honest refusal.
+
+The detections come from the rendered scenes' ground truth (kiosk.table.groundtruth) with
+the noise a reader makes: missed cards, misreads with their runner-up, duplicates.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from kiosk.rules.api import score_json
+from kiosk.synth.table import SeatLayout, TableLayout, render_table
+from kiosk.table.config import KioskConfig, load_config
+from kiosk.table.groundtruth import Noise, play
+
+HANDS = {
+    # seat 1 set; seat 2 fouled (middle pair of 8s under front pair of queens, D-2);
+    # seat 3 set (full house in the middle); seat 4 set (two pair over two pair).
+    1: {"front": "2s 3d 5c", "middle": "8c 8h Jd Js 4c", "back": "Ah Kh 9h 6h 2h"},
+    2: {"front": "Qs Qd 4h", "middle": "8s 8d Ac Kc 2d", "back": "9s 9c 9d 3h 3c"},
+    3: {"front": "Tc Th 7s", "middle": "6c 6d 6s 5d 5s", "back": "7d 7c 7h Td Ts"},
+    4: {"front": "3s 4s 5h", "middle": "Jh Jc Qh Qc 2c", "back": "Ks Kd As Ad 4d"},
+}
+
+
+def seat(n: int, hands=HANDS, **kw) -> SeatLayout:
+    return SeatLayout(n, **{row: tuple(hands[n][row].split()) for row in ("front", "middle", "back")}, **kw)
+
+
+def table(*seats: SeatLayout, camera=None, seed: int = 3, deck: str = "kennard-2c", all_visible: bool = True):
+    """A rendered table; by default checked to show an index of every face-up card (else nobody could read it)."""
+    rendered = render_table(TableLayout(tuple(seats)), deck, seed, camera)
+    if all_visible:
+        hidden = [c["card"] for c in rendered.scene["cards"] if c["face_up"] and not c["corners"]]
+        assert not hidden, f"the renderer hides every index of {hidden} with deck {deck}: not a fair test scene"
+    return rendered
+
+
+def expected_showdown(hands=HANDS, dead=(), profile="mandarin", stake=1) -> dict:
+    seats = []
+    for n in sorted(hands):
+        if n in dead:
+            seats.append({"seat": n, "dead": True})
+        else:
+            seats.append({"seat": n, **{r: hands[n][r].split() for r in ("front", "middle", "back")}})
+    return {"profile": profile, "stake": stake, "seats": seats}
+
+
+EMPTY = None
+
+
+def empty_felt():
+    global EMPTY
+    if EMPTY is None:
+        EMPTY = render_table(TableLayout(()), "kennard-2c", 3)
+    return EMPTY
+
+
+def run_hand(scene, frames=15, noise=None, cfg=None, before=3, after=0):
+    segments = [(empty_felt(), before), (scene, frames)] + ([(empty_felt(), after)] if after else [])
+    return play(cfg or load_config(None), segments, noise)
+
+
+def test_noisy_frames_read_the_showdown_exactly():
+    scene = table(*(seat(n) for n in (1, 2, 3, 4)))
+    runner, verdicts, _ = run_hand(scene, noise=Noise(drop=0.15, misread=0.05))
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert v.confident, (v.needs_check, v.integrity)
+    assert v.showdown == expected_showdown()
+    assert [(s["seat"], s["status"]) for s in v.result["seats"]] == [(1, "set"), (2, "fouled"), (3, "set"), (4, "set")]
+    assert v.result == score_json(expected_showdown())
+    # evidence: every card, with the frame, box and confidence it was read from
+    assert len(v.evidence) == 52
+    polygons = {c["card"]: np.array(c["polygon"], np.float32) for c in scene.scene["cards"]}
+    for e in v.evidence:
+        assert e.votes >= 3 and e.confidence >= 0.7
+        centre = ((e.box[0] + e.box[2]) / 2, (e.box[1] + e.box[3]) / 2)
+        assert cv2.pointPolygonTest(polygons[e.card], centre, False) >= 0, e  # the box is on that very card
+
+
+def test_persistent_doubtful_card_needs_dealer_check_and_is_never_a_foul():
+    """RULES §3: a misread that would make seat 3's back weaker than its middle (a foul) is not trusted."""
+    noise = Noise(drop=0.1, swaps={"7h": ("2c", 0.6)})  # 2c is in seat 4's dead pile: no collision
+    runner, verdicts, _ = run_hand(
+        table(seat(1), seat(2), seat(3), SeatLayout(4, dead=True)), noise=noise,
+        cfg=KioskConfig.model_validate({"game": {"dead": [4]}}),
+    )
+    v = verdicts[-1]
+    assert not v.confident
+    assert "error" in v.result and "fouled" not in str(v.result)
+    [check] = v.needs_check
+    assert check.seat == 3 and check.card == "2c"
+    assert check.reason.startswith("card at back ") and "read as 2c or 7h" in check.reason
+    # the dealer corrects it (floor PIN): the verdict is republished, confident and exact
+    from kiosk.table.actions import DealerAction
+
+    back = v.showdown["seats"][2]["back"]
+    runner.apply(DealerAction("correct_card", seat=3, row="back", index=back.index("2c"), before="2c", after="7h", by="floor-7"))
+    v2 = runner.state.verdict
+    assert v2.confident and v2.hand_id == v.hand_id
+    assert v2.showdown == expected_showdown(dead=(4,))
+    assert [s["status"] for s in v2.result["seats"]] == ["set", "fouled", "set", "dead"]
+
+
+def test_weak_misread_of_a_card_seen_elsewhere_is_resolved_by_the_deck():
+    """Td misread as Th (already at seat 3 front): with all 52 cards down, Td is the one card left."""
+    noise = Noise(swaps={"Td": ("Th", 0.55)})
+    _, verdicts, _ = run_hand(table(*(seat(n) for n in (1, 2, 3, 4))), noise=noise)
+    v = verdicts[-1]
+    assert v.confident, v.needs_check
+    assert v.showdown == expected_showdown()
+    assert not v.integrity
+
+
+def test_weak_misread_of_a_card_seen_elsewhere_without_the_whole_deck_needs_check():
+    noise = Noise(swaps={"Td": ("Th", 0.55)})
+    cfg = KioskConfig.model_validate({"game": {"dead": [4]}})
+    _, verdicts, _ = run_hand(table(seat(1), seat(2), seat(3), SeatLayout(4, dead=True)), noise=noise, cfg=cfg)
+    v = verdicts[-1]
+    assert not v.integrity  # resolved from the confidences, not a duplicate ...
+    [check] = v.needs_check  # ... but Td itself was never read with confidence
+    assert check.seat == 3 and check.card == "Td" and "read as Td or Th" in check.reason
+    assert "error" in v.result
+
+
+def test_a_duplicate_card_is_an_integrity_problem_and_not_scored():
+    hands = {**HANDS, 4: {**HANDS[4], "front": "3s 4s 8h"}}  # a foreign 8h: also in seat 1's middle
+    _, verdicts, _ = run_hand(table(*(seat(n, hands) for n in (1, 2, 3, 4))), noise=Noise(drop=0.1))
+    v = verdicts[-1]
+    assert v.integrity == ("duplicate card: 8h at seat 1 middle 2 and seat 4 front 3",) or v.integrity == (
+        "duplicate card: 8h at seat 4 front 3 and seat 1 middle 2",)
+    assert v.result["error"].startswith("not scored: duplicate card: 8h")
+    assert not v.confident
+
+
+def test_a_twelve_card_seat_is_a_wrong_card_count():
+    hands = {**HANDS, 4: {**HANDS[4], "front": "3s 4s"}}
+    _, verdicts, _ = run_hand(table(*(seat(n, hands) for n in (1, 2, 3, 4))), noise=Noise(drop=0.1))
+    v = verdicts[-1]
+    assert v.integrity == ("wrong card count: seat 4 has 12 cards",)
+    assert "error" in v.result
+    assert v.showdown["seats"][3]["front"] == ["3s", "4s"]
+
+
+def test_dead_seat_is_dead_in_the_showdown_and_its_pile_counts_for_nothing():
+    cfg = KioskConfig.model_validate({"game": {"dead": [2], "button": 1, "stake": 5}})
+    _, verdicts, _ = run_hand(table(seat(1), SeatLayout(2, dead=True), seat(3), seat(4)), cfg=cfg, noise=Noise(drop=0.1))
+    v = verdicts[-1]
+    want = expected_showdown(dead=(2,), stake=5)
+    want["button"] = 1
+    want = {"profile": "mandarin", "button": 1, "stake": 5, "seats": want["seats"]}
+    assert v.confident and v.showdown == want
+    assert [s["status"] for s in v.result["seats"]] == ["set", "dead", "set", "set"]
+    assert v.result["order"] == [3, 4, 1]  # D-10: clockwise from the seat after the button
+
+
+def cover(rendered, rect):
+    """The same frame with a skin-coloured arm over `rect`: the cards under it are not seen."""
+    import copy
+
+    from kiosk.synth.table import RenderedScene
+
+    x1, y1, x2, y2 = rect
+    image = rendered.image.copy()
+    image[y1:y2, x1:x2] = (120, 160, 215)
+    scene = copy.deepcopy(rendered.scene)
+    for c in scene["cards"]:
+        c["corners"] = [b for b in c["corners"] if not (x1 <= (b[0] + b[2]) / 2 <= x2 and y1 <= (b[1] + b[3]) / 2 <= y2)]
+    return RenderedScene(image, scene)
+
+
+def test_cards_covered_by_hands_for_a_while_keep_the_verdict():
+    """Hands moving over the felt hide cards for a second: the verdict stays, nothing republished."""
+    up = table(*(seat(n) for n in (1, 2, 3, 4)))
+    covered = table(*(seat(n) for n in (1, 2, 3, 4)), camera={"hands": 3}, seed=11, all_visible=False)
+    arm = cover(up, (800, 700, 1200, 1080))  # a dealer's arm over half of seat 1's cards
+    assert sum(1 for c in arm.scene["cards"] if c["seat"] == 1 and not c["corners"]) >= 6
+    segments = [(empty_felt(), 2), (up, 12), (covered, 10), (arm, 12), (up, 5), (covered, 10)]
+    _, verdicts, events = play(load_config(None), segments, Noise(drop=0.1))
+    published = [e.data["verdict"] for e in events if e.kind == "verdict"]
+    assert len(published) == 1
+    assert published[0].showdown == expected_showdown() and published[0].confident
+
+
+def test_turned_camera_and_rotated_seats_read_exactly():
+    camera = {"preset": "random", "perspective": 0.03, "rotation": -5.0, "zoom": 1.0, "shift": [0, 0],
+              "hands": 0, "jitter": 0.3, "card_height": 120, "motion_blur": 0}
+    for seed in range(20, 40):  # a camera view that shows every card (some turns push cards off the frame)
+        scene = table(*(seat(n) for n in (1, 2, 3, 4)), camera=camera, seed=seed, deck="kennard-4c")
+        if sum(1 for c in scene.scene["cards"] if c["corners"]) == 52:
+            break
+    assert sum(1 for c in scene.scene["cards"] if c["corners"]) == 52
+    _, verdicts, _ = run_hand(scene, frames=20, noise=Noise(drop=0.1, misread=0.03))
+    assert verdicts[-1].confident and verdicts[-1].showdown == expected_showdown()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_noise_never_yields_a_confident_wrong_read(seed):
+    """Heavy noise: either the exact showdown, confidently, or not confident at all."""
+    noise = Noise(drop=0.3, misread=0.2)
+    _, verdicts, _ = play(load_config(None), [(table(*(seat(n) for n in (1, 2, 3, 4))), 8)], noise, seed=seed)
+    for v in verdicts:
+        if v.confident:
+            assert v.showdown == expected_showdown()
+
+
+def test_a_card_read_twice_by_its_two_unpaired_indices_is_one_card():
+    """The reader may leave a card's two indices unpaired: one card, not a duplicate."""
+    from kiosk.table.groundtruth import detections_from_scene
+    from kiosk.table.layout import TableGeometry
+    from kiosk.table.snapshot import build_snapshot
+    from kiosk.vision.detections import CardDetection, Detections
+
+    scene = table(*(seat(n) for n in (1, 2, 3, 4))).scene
+    det = detections_from_scene(scene)
+    two = next(c for c in scene["cards"] if len(c["corners"]) == 2)
+    split = []
+    for d in det.cards:
+        if str(d.card) == two["card"]:  # the reader's two half-readings, each with only its own index
+            split += [CardDetection(d.card, 0.9, tuple(b), (tuple(b),)) for b in two["corners"]]
+        else:
+            split.append(d)
+    snap = build_snapshot(Detections(tuple(split), det.image_size), TableGeometry.default((1920, 1080)))
+    assert len(snap.cards) == 52 and not snap.integrity
