@@ -659,3 +659,26 @@ def test_systemd_notifications_reach_the_notify_socket(tmp_path, monkeypatch):
     assert watchdog_interval() == 15.0
     monkeypatch.setenv("WATCHDOG_PID", "1")
     assert watchdog_interval() is None
+
+
+def test_floor_confirms_a_card_the_kiosk_was_unsure_of(cfg, hub, rendered, actions):
+    from kiosk.table.groundtruth import Noise
+
+    t = Table(cfg, hub)
+    t.runner.reader.noise = Noise(swaps={"Kc": ("Jd", 0.55)})  # read as Jd, unsure, every frame
+    t.show(rendered["empty"], 3)
+    t.show(rendered["deal"], 12)
+    client = create_app(hub, t.runner, cfg).test_client()
+    state = client.get("/state").get_json()
+    assert state["pay_held"] and seat_of(state, 1)["badge"]["text"] == "NEEDS CHECK"
+    token = csrf_of(client)
+    resp = client.post("/correct", json={**CORRECTION, "before": "Jd", "after": "Jd", "pin": PIN},
+                       headers={"X-CSRF-Token": token})
+    assert resp.status_code == 200, resp.get_json()
+    assert [(a.kind, a.before, a.after) for a in actions] == [("correct_card", "Jd", "Jd")]
+    state = client.get("/state").get_json()
+    assert state["confident"] and seat_of(state, 1)["badge"]["text"] == "SET" and state["payments"]
+    # a card read with confidence is not "confirmed": nothing to correct
+    resp = client.post("/correct", json={**CORRECTION, "before": "Jd", "after": "Jd", "pin": PIN},
+                       headers={"X-CSRF-Token": token})
+    assert resp.status_code == 400 and "already Jd" in resp.get_json()["error"]

@@ -219,6 +219,11 @@ def _current_card(live, seat: int, row: str, index: int) -> str | None:
     return None
 
 
+def _doubtful(live, seat: int, card: str) -> bool:
+    verdict = live.verdict
+    return verdict is not None and any(n.seat == seat and n.card == card for n in verdict.needs_check)
+
+
 @blueprint.post("/correct")
 def correct():
     """A floor-authorised correction of one misread card (PIN checked before anything else)."""
@@ -261,8 +266,9 @@ def correct():
         raise BadRequest(f"seat {seat} has no card at {row} {index + 1} in the current verdict", 409)
     if current != before:
         raise BadRequest(f"seat {seat} {row} {index + 1} is now {current}, not {before}: look again", 409)
-    if after == before:
+    if after == before and not _doubtful(live, seat, before):
         raise BadRequest(f"the card is already {after}: nothing to correct")
+    # after == before on a card the kiosk was unsure of: the floor confirms it as read
     action = DealerAction(kind="correct_card", seat=seat, row=row, index=index, before=before,
                           after=after, by=by, at=time.time(), hand_id=live.hand_id)
     return _apply(action)

@@ -42,6 +42,10 @@
 
   function rowNode(label, rowName, cards, expected, seat, offset, corrections, short) {
     var r = el("div", "row" + (short ? " short" : ""));
+    if (cards.length > 5) {  // more cards than a row holds (a misplaced card): narrower, never outside the seat
+      r.classList.add("over");
+      r.style.setProperty("--n", cards.length);
+    }
     r.dataset.row = rowName;
     r.appendChild(el("span", "row-label", label));
     var box = el("div", "cards");
@@ -168,12 +172,15 @@
     document.body.dataset.version = st.version;
     document.body.dataset.verdict = st.verdict ? "yes" : "no";
     $("hand-id").textContent = st.hand_id || "\u2014";
+    $("hand-id").title = st.hand_id || "";
     $("table-name").textContent = st.table;
     $("phase").textContent = st.phase_text;
     $("stake").textContent = st.stake;
-    $("pair-stakes").textContent = st.pair_stakes.length ? " (" + st.pair_stakes.map(function (p) {
-      return p.seats[0] + "\u2013" + p.seats[1] + ": " + p.stake;
-    }).join(", ") + ")" : "";
+    $("pair-stakes").textContent = st.pair_stakes.map(function (p) {
+      return "seats " + p.seats[0] + "\u2013" + p.seats[1] + ": " + p.stake;
+    }).join(", ");
+    $("pair-stakes").hidden = !st.pair_stakes.length;
+    $("pair-stakes").title = $("pair-stakes").textContent;
     var h = $("headline");
     h.dataset.kind = st.headline.kind;
     $("headline-text").textContent = st.headline.text;
@@ -384,10 +391,12 @@
   function openCard(btn) {
     if (!state.verdict) { toast("Cards can be corrected once there is a verdict.", false); return; }
     if (!state.pin_set) { toast("No floor PIN is set on this kiosk: run `kiosk pin` first.", false); return; }
+    var doubt = btn.classList.contains("doubt");
     fix = { seat: +btn.dataset.seat, row: btn.dataset.row, index: +btn.dataset.index, before: btn.dataset.card,
             rank: null, suit: null };
-    $("dlg-card-title").textContent = "Correct seat " + fix.seat + ", " + ROW_NAME[fix.row] + " card " +
-      (fix.index + 1) + ": read as " + fix.before;
+    $("dlg-card-title").textContent = (doubt ? "Check" : "Correct") + " seat " + fix.seat + ", " + ROW_NAME[fix.row] +
+      " card " + (fix.index + 1) + ": read as " + fix.before + (doubt ? " (unsure)" : "");
+    $("card-submit").textContent = doubt ? "Confirm / correct card" : "Correct card";
     var four = state.four_colour;
     pickerButtons($("pick-rank"), RANKS.map(function (r) { return { label: r, value: r }; }),
       function (v) { fix.rank = v; $("card-after").textContent = afterText() || "?"; });
@@ -396,6 +405,11 @@
       return { label: s[1], value: s[0], cls: cls };
     }), function (v) { fix.suit = v; $("card-after").textContent = afterText() || "?"; });
     $("card-after").textContent = "?";
+    var read = btn.dataset.card;
+    if (doubt && /^[2-9TJQKA][shdc]$/.test(read)) {  // an unsure read: offer it, so the floor only confirms it
+      $("pick-rank").querySelector('button[data-value="' + (read[0] === "T" ? "10" : read[0]) + '"]').click();
+      $("pick-suit").querySelector('button[data-value="' + read[1] + '"]').click();
+    }
     $("card-pin").value = "";
     $("dlg-card-error").textContent = "";
     $("dlg-card").showModal();
