@@ -16,7 +16,7 @@ from kiosk.cli import main
 from kiosk.rules.api import score_json
 from kiosk.table.groundtruth import Noise, detections_from_scene, set_hands, shuffled_deck
 
-from test_stabilizer import HANDS, expected_showdown, seat, table
+from test_stabilizer import expected_showdown, seat, table
 
 
 def saved(scenes, noise=None) -> list[dict]:

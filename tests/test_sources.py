@@ -48,7 +48,9 @@ def test_video_loops_and_paces_like_a_camera(tmp_path):
             src.close()
     elapsed = time.monotonic() - t0
     assert [f.index for f in frames] == list(range(12))
-    assert frames[-1].timestamp == pytest.approx(11 / 20)  # time keeps running across loops
+    stamps = [f.timestamp for f in frames]
+    assert stamps == sorted(stamps) and stamps[-1] >= 11 / 20 - 1e-9  # time runs on across loops
+    # (a busy machine makes it drop frames as a camera would: later stamps, never earlier)
     assert elapsed >= 0.45  # paced at 20 fps, not read as fast as possible
 
 

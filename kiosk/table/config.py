@@ -131,8 +131,8 @@ class Stabilizer(_Section):
     window_frames: int = Field(30, ge=1)
     # A seat counts as opened when this many of its cards are read (a full set hand is 13).
     open_min_cards: int = Field(10, ge=1, le=13)
-    # The table must look empty this long before a hand counts as cleared.
-    clear_seconds: float = Field(1.5, ge=0)
+    # The seats must show bare felt this long before a hand counts as cleared (swept).
+    clear_seconds: float = Field(0.8, ge=0)
     # A card position not seen for this long is forgotten (the card was picked up).
     forget_seconds: float = Field(3.0, gt=0)
     # Two readings closer than this fraction of a card index's size are the same card position.

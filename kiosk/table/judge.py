@@ -9,7 +9,7 @@ a doubtful seat is never fouled, a duplicate is never scored through).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kiosk.table.stabilizer import StableHand
 from kiosk.table.verdict import CardEvidence, NeedsCheck, Verdict
@@ -141,6 +141,14 @@ def _pile_declarations(hand: StableHand, result: dict) -> tuple[dict, list[Needs
 
 
 def same_verdict(a: Verdict | None, b: Verdict | None) -> bool:
+    """Would the dealer see the same thing? Running counts in a reason ("19 of 19 frames",
+    a confidence creeping up) do not make a new verdict; a different card or problem does."""
     if a is None or b is None:
         return a is b
-    return (a.showdown, a.result, a.needs_check, a.integrity) == (b.showdown, b.result, b.needs_check, b.integrity)
+
+    def checks(v: Verdict):
+        return tuple((c.seat, c.card, c.reason.split(" (")[0]) for c in v.needs_check)
+
+    return (a.showdown, a.integrity, checks(a)) == (b.showdown, b.integrity, checks(b)) and (
+        a.result == b.result or ("error" in a.result and "error" in b.result)
+    )

@@ -5,7 +5,8 @@ A pure state machine over what each frame shows. How a phase is judged:
   rows, a natural's pile, see occupancy.py);
 - `all_open`: every active seat shows enough face-up cards (or its natural is spread);
 - `held`: the layout of read cards has not changed for `hold_seconds`;
-- `cards_gone`: no card has been read for `clear_seconds`.
+- `cards_gone`: no card is read in this frame; swept = bare felt on the seats for
+  `clear_seconds`, or (once opened) no card read for three times that.
 
 >>> lc = Lifecycle(clear_seconds=1.0)
 >>> lc.step(0.0, busy=True, all_open=False, cards_gone=False)
@@ -33,6 +34,7 @@ class Lifecycle:
         self.phase = "waiting"
         self.hand_number = 1
         self._empty_since: float | None = None
+        self._gone_since: float | None = None
 
     def step(self, now: float, *, busy: bool, all_open: bool, cards_gone: bool) -> list[str]:
         """Advance on one frame; returns the phases entered, in order."""
@@ -42,13 +44,21 @@ class Lifecycle:
             self.phase = phase
             entered.append(phase)
 
-        # "Empty" means: nothing on the felt once a verdict is out (chips may stay), or nothing at all.
-        empty = cards_gone if self.phase in ("opened", "verdict") else (not busy and cards_gone)
-        if empty:
+        # Swept: the seats show bare felt for `clear_seconds`; or, once the hand was opened, no card
+        # has been read for three times that (chips or a stray object may stay on a seat).
+        if not busy:
             self._empty_since = now if self._empty_since is None else self._empty_since
         else:
             self._empty_since = None
-        swept = empty and now - self._empty_since >= self.clear_seconds
+        if cards_gone:
+            self._gone_since = now if self._gone_since is None else self._gone_since
+        else:
+            self._gone_since = None
+        swept = (self._empty_since is not None and now - self._empty_since >= self.clear_seconds) or (
+            self.phase in ("opened", "verdict")
+            and self._gone_since is not None
+            and now - self._gone_since >= 3 * self.clear_seconds
+        )
 
         if self.phase == "waiting":
             if busy:
@@ -82,3 +92,4 @@ class Lifecycle:
         self.phase = "waiting"
         self.hand_number += 1
         self._empty_since = None
+        self._gone_since = None

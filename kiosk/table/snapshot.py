@@ -77,7 +77,7 @@ class TableSnapshot:
     stray: tuple[PlacedCard, ...] = ()  # read cards outside every seat zone
     integrity: tuple[str, ...] = ()
     felt_occupancy: float = 0.0  # share of the whole felt covered by something other than felt
-    card_area: float = 0.0  # median area (px^2) of the read cards' boxes in this frame (0: none read)
+    card_area: float = 0.0  # a card's area (px^2) judged from this frame's indices (0: none read)
     meta: dict = field(default_factory=dict, compare=False)
 
     @property
@@ -128,10 +128,24 @@ def anchor(geometry: TableGeometry, det: CardDetection) -> tuple[tuple[float, fl
     return centres[k], sizes[k]
 
 
-def _one_card_one_reading(cards: list[CardDetection], items: list) -> tuple[list, list]:
-    """Two readings of one card close together are its two indices the reader did not pair.
+def _without_joker(cards) -> list[CardDetection]:
+    out = []
+    for d in cards:
+        alternatives = tuple((c, p) for c, p in d.alternatives if not c.is_joker)
+        if not d.card.is_joker:
+            out.append(d if len(alternatives) == len(d.alternatives) else
+                       CardDetection(d.card, d.confidence, d.box, d.corners, alternatives))
+        elif alternatives:
+            (card, conf), rest = alternatives[0], alternatives[1:]
+            out.append(CardDetection(card, conf, d.box, d.corners, rest))
+    return out
 
-    They lie at most a card's diagonal apart (about 5 index lengths): keep the surer one.
+
+def _one_card_one_reading(cards: list[CardDetection], items: list) -> tuple[list, list]:
+    """Two readings of one card close together are its two indices the reader did not pair;
+    two readings of one index box are the same index read twice. Keep the surer one.
+
+    A card's two indices lie at most a card's diagonal apart (about 5 index lengths).
     A genuine second copy of a card that close would then go unseen, but its seat is left
     a card short, which is a `wrong card count`, never a quiet score.
     """
@@ -142,7 +156,12 @@ def _one_card_one_reading(cards: list[CardDetection], items: list) -> tuple[list
         if i in dropped:
             continue
         for j in order[a_pos + 1:]:
-            if j in dropped or cards[j].card != cards[i].card:
+            if j in dropped:
+                continue
+            if _same_index(cards[i], cards[j]):  # one index found twice, read two ways: the surer wins
+                dropped.add(j)
+                continue
+            if cards[j].card != cards[i].card:
                 continue
             reach = 5.0 * max(_index_length(cards[i]), _index_length(cards[j]))
             (xi, yi), (xj, yj) = cards[i].center, cards[j].center
@@ -151,6 +170,21 @@ def _one_card_one_reading(cards: list[CardDetection], items: list) -> tuple[list
                 dropped.add(j)
     keep = [i for i in keep if i not in dropped]
     return [cards[i] for i in keep], [items[i] for i in keep]
+
+
+def _same_index(a: CardDetection, b: CardDetection) -> bool:
+    """Do two readings share an index box (overlapping by 40% or more)?"""
+    for p in a.corners:
+        for q in b.corners:
+            w = min(p[2], q[2]) - max(p[0], q[0])
+            h = min(p[3], q[3]) - max(p[1], q[1])
+            if w <= 0 or h <= 0:
+                continue
+            inter = w * h
+            union = (p[2] - p[0]) * (p[3] - p[1]) + (q[2] - q[0]) * (q[3] - q[1]) - inter
+            if union > 0 and inter / union >= 0.4:
+                return True
+    return False
 
 
 def _index_length(det: CardDetection) -> float:
@@ -197,9 +231,15 @@ def build_snapshot(
     felt_occupancy: float = 0.0,
     min_confidence: float = 0.0,
     blobs: dict[int, float] | None = None,
+    joker: bool = False,
 ) -> TableSnapshot:
-    """Place every read card of one frame and note what is plainly wrong in it."""
-    cards = [d for d in detections.cards if d.confidence >= min_confidence]
+    """Place every read card of one frame and note what is plainly wrong in it.
+
+    `joker`: the game uses the joker (Pai Gow); in Chinese Poker a joker reading is no card,
+    so its runner-up stands instead (or nothing, without one).
+    """
+    cards = [d for d in (detections.cards if joker else _without_joker(detections.cards))
+             if d.confidence >= min_confidence]
     items = [anchor(geometry, d) for d in cards]
     cards, items = _one_card_one_reading(cards, items)
     placed_raw = place_cards(geometry, items)
@@ -225,7 +265,9 @@ def build_snapshot(
         seats.append(SeatView(number, number in dead, occupancy=(occupancy or {}).get(number, 0.0),
                               blob=None if blobs is None else blobs.get(number, 0.0), **final))
     stray = tuple(by_seat.get(None, []))
-    areas = sorted((d.box[2] - d.box[0]) * (d.box[3] - d.box[1]) for d in cards)
+    # A card's area from its index: a card is about 5 index lengths tall and 0.72 as wide (the
+    # reader's box is the whole card only when it knows which way the index faces).
+    areas = sorted(18.0 * _index_length(d) ** 2 for d in cards)
     snapshot = TableSnapshot(
         detections.frame_index, detections.timestamp, detections.image_size, tuple(seats), stray,
         felt_occupancy=felt_occupancy, card_area=float(areas[len(areas) // 2]) if areas else 0.0,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from kiosk.table.snapshot import PlacedCard, TableSnapshot, assign_rows
 from kiosk.table.verdict import NeedsCheck
 
 ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a top reading
+GHOST_CONFIDENCE = 0.5  # below this a reading is too weak to shape the rows, or to stand alone
 
 
 @dataclass(slots=True)
@@ -381,23 +382,7 @@ class Stabilizer:
         need = self._min_votes(final)
         present = self._present(final)
         tallies = {sl.id: sl.tally() for sl in present}
-        # Rows per seat from the slots' own depths.
-        rows: dict[int, tuple[str | None, int | None]] = {}
-        by_seat: dict[int | None, list[Slot]] = {}
-        for sl in present:
-            by_seat.setdefault(sl.seat, []).append(sl)
-        for seat, group in by_seat.items():
-            if seat is None:
-                for sl in group:
-                    rows[sl.id] = (None, None)
-                continue
-            labels = assign_rows(
-                self.geometry, seat, [g.depth for g in group], [g.size for g in group], [g.lateral for g in group]
-            )
-            for row in ROWS:
-                members = sorted((g for g, lab in zip(group, labels) if lab == row), key=lambda g: g.lateral)
-                for pos, g in enumerate(members):
-                    rows[g.id] = (row, pos)
+        rows = self._rows(present, tallies)
         # Corrections by the floor (seat, row, index) -> card text: they override the reading.
         corrected: dict[int, Card] = {}
         for sl in present:
@@ -466,6 +451,30 @@ class Stabilizer:
         for card, a, b in duplicates:
             notes[a] = notes[b] = f"duplicate card {card}"
 
+        # A weak reading whose every candidate lies confidently elsewhere is no card: a glint, a
+        # chip's print, a card's second index read apart. Dropping it can never make a hand
+        # confident by mistake: a real card dropped leaves its seat a card short (wrong count).
+        def ghost(sl: Slot) -> bool:
+            t = tallies[sl.id]
+            if sl.id in corrected or not t:
+                return False
+            top_card, _, top_votes, top_mass = t[0]
+            lost_it = owner.get(top_card) not in (None, sl.id)
+            chosen = choice[sl.id]
+            chosen_conf = strength(sl, chosen)[0] if chosen is not None else 0.0
+            return lost_it and top_mass / max(1, top_votes) < GHOST_CONFIDENCE and chosen_conf < GHOST_CONFIDENCE
+
+        ghosts = {sl.id for sl in present if ghost(sl)}
+        for sl_id in ghosts:
+            if choice[sl_id] is not None and owner.get(choice[sl_id]) == sl_id:
+                del owner[choice[sl_id]]
+        if ghosts:
+            present = [sl for sl in present if sl.id not in ghosts]
+            rows = self._rows(present, tallies)
+        by_seat = {}
+        for sl in present:
+            by_seat.setdefault(sl.seat, []).append(sl)
+
         # Elimination: the whole deck on the table and exactly one card unaccounted for.
         elimination: dict[int, Card] = {}
         if len(present) == 52 and not duplicates:
@@ -529,6 +538,43 @@ class Stabilizer:
         return StableHand(
             tuple(seats), stray, tuple(integrity), tuple(all_checks), self.frames, self.layout_since, self.key_frame
         )
+
+    def _rows(self, present: list[Slot], tallies: dict) -> dict[int, tuple[str | None, int | None]]:
+        """Row and position of every slot: the bands come from the surely read cards of each
+        seat; weakly read ones (maybe not cards at all) join the nearest band afterwards."""
+        rows: dict[int, tuple[str | None, int | None]] = {}
+        by_seat: dict[int | None, list[Slot]] = {}
+        for sl in present:
+            by_seat.setdefault(sl.seat, []).append(sl)
+        for seat, group in by_seat.items():
+            if seat is None:
+                for sl in group:
+                    rows[sl.id] = (None, None)
+                continue
+
+            def sure(sl: Slot) -> bool:
+                t = tallies[sl.id]
+                return bool(t) and t[0][3] / max(1, t[0][2]) >= GHOST_CONFIDENCE
+
+            solid = [g for g in group if sure(g)]
+            if len(solid) < 3:
+                solid = group
+            labels = dict(zip((g.id for g in solid), assign_rows(
+                self.geometry, seat, [g.depth for g in solid], [g.size for g in solid], [g.lateral for g in solid]
+            )))
+            centres = {}
+            for row in ROWS:
+                depths = [g.depth for g in solid if labels[g.id] == row]
+                if depths:
+                    centres[row] = sum(depths) / len(depths)
+            for g in group:
+                if g.id not in labels:
+                    labels[g.id] = min(centres, key=lambda r: abs(centres[r] - g.depth)) if centres else "back"
+            for row in ROWS:
+                members = sorted((g for g in group if labels[g.id] == row), key=lambda g: g.lateral)
+                for pos, g in enumerate(members):
+                    rows[g.id] = (row, pos)
+        return rows
 
     def _seat_read(self, number, group, dead, declared, undeclared, integrity) -> SeatRead:
         s = self.settings
