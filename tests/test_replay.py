@@ -50,8 +50,8 @@ class ImageSceneReader:
 @pytest.fixture(scope="module")
 def table():
     hands = set_hands(shuffled_deck(11))
-    showdown = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in hands.items())), "kenney", 11)
-    empty = render_table(TableLayout(tuple(SeatLayout(s) for s in (1, 2, 3, 4))), "kenney", 11)
+    showdown = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in hands.items())), "kennard-2c", 11)
+    empty = render_table(TableLayout(tuple(SeatLayout(s) for s in (1, 2, 3, 4))), "kennard-2c", 11)
     return empty, showdown
 
 

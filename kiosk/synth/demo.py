@@ -22,6 +22,8 @@ from kiosk.rules.ranking import rank_hand
 from kiosk.synth.table import SeatLayout, TableLayout, render_table
 
 DEMO_CAMERA = {"lighting": 0.18, "noise": 1.5, "blur": 0.5, "felt_colour": (38, 105, 32), "jitter": 0.3}
+# Every seat fans left over right, so each card's index shows (as players lay a readable hand).
+DEMO_RENDER = {"camera": DEMO_CAMERA, "kind": "demo", "reverse_fan": 0.0}
 SECONDS = {"empty": 1.0, "deal": 2.6, "set": 2.4, "down": 1.0, "open": 4.0, "hold": 8.0, "sweep": 1.6}
 
 
@@ -173,8 +175,7 @@ def render_demo(out_dir: Path, deck: str = "kennard-2c", fps: float = 5.0, size=
                 cache.clear()
                 seats = tuple(x for s, (stage, dealt) in sorted(state.items())
                               if (x := _seat(hands[hi], s, stage, dealt)) is not None)
-                rendered = render_table(TableLayout(seats, size), deck, seed=seed * 100 + hi, camera=DEMO_CAMERA,
-                                        kind="demo")
+                rendered = render_table(TableLayout(seats, size), deck, seed=seed * 100 + hi, **DEMO_RENDER)
                 cache[key] = rendered
             rendered = cache[key]
             writer.write(rendered.image)

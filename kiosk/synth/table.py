@@ -327,11 +327,13 @@ def seats_json(layout: TableLayout) -> list[dict]:
 
 
 def render_table(layout: TableLayout, deck: str, seed: int, camera: dict | None = None, *,
-                 kind: str = "showdown") -> RenderedScene:
+                 kind: str = "showdown", reverse_fan: float | None = None) -> RenderedScene:
     """Render `layout` with deck design `deck`. Same inputs, same pixels.
 
     camera: None for a clean square-on overhead camera; `{"preset": "random"}` for the
     training mix; single settings as listed in `kiosk.synth.camera`.
+    reverse_fan: the share of seats fanned right over left, which hides most indices
+    under the next row (default 0.1 with a jittered camera, else 0).
     """
     rng = np.random.default_rng(seed)
     params = CameraParams.from_dict(camera, rng)
@@ -341,6 +343,8 @@ def render_table(layout: TableLayout, deck: str, seed: int, camera: dict | None 
         geo = Geometry.random(layout.size, rng, params.jitter, params.card_height)
     else:
         geo = replace(Geometry.default(layout.size, params.card_height), jitter=params.jitter)
-    placements = layout_placements(layout, geo, aspect, rng, reverse_fan=0.1 if params.jitter > 0 else 0.0)
+    if reverse_fan is None:
+        reverse_fan = 0.1 if params.jitter > 0 else 0.0
+    placements = layout_placements(layout, geo, aspect, rng, reverse_fan=reverse_fan)
     return render_placements(placements, d, rng, params, layout.size, kind=kind, seats=seats_json(layout),
                              card_height=geo.card_height)

@@ -162,7 +162,7 @@ class DemoScenes:
                           if (x := self._demo._seat(self.hands[hi], s, stage, dealt)) is not None)
             size = tuple(self.truth["size"])
             rendered = render_table(TableLayout(seats, size), self.truth["deck"], seed=self.truth["seed"] * 100 + hi,
-                                    camera=self._demo.DEMO_CAMERA, kind="demo")
+                                    **self._demo.DEMO_RENDER)
             self._cache[key] = rendered.scene
         return self._cache[key]
 
