@@ -12,7 +12,6 @@ Screenshots go to $KIOSK_ARTIFACTS when set, else pytest's tmp dir.
 from __future__ import annotations
 
 import os
-import socket
 import time
 import urllib.request
 from pathlib import Path
@@ -23,7 +22,8 @@ import pytest
 
 from kiosk.records.recorder import Recorder
 from kiosk.records.store import HandStore
-from kiosk.synth.table import SeatLayout, TableLayout, render_table
+from kiosk.synth.table import render_table
+from table_support import CHROMIUM, CHROMIUM_ARGS, DEAL, EMPTY, free_port
 from kiosk.table.actions import DealerAction
 from kiosk.table.config import load_config
 from kiosk.table.groundtruth import play
@@ -33,23 +33,6 @@ from kiosk.web.service import start_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-# Seat 2 fouls (middle pair of 8s under front pair of queens, D-2) and pays D-8; seat 4 is empty.
-DEAL = TableLayout(seats=(
-    SeatLayout(1, front=("As", "Ad", "Kc"), middle=("7s", "7h", "7d", "2c", "2d"), back=("9s", "Ts", "Js", "Qs", "Ks")),
-    SeatLayout(2, front=("Qh", "Qd", "3c"), middle=("8s", "8c", "4h", "5d", "6c"), back=("Ah", "Kh", "9h", "6h", "2h")),
-    SeatLayout(3, front=("2s", "3s", "4s"), middle=("5s", "6s", "7c", "8d", "9c"), back=("Tc", "Jc", "Qc", "Kd", "Ac")),
-    SeatLayout(4, dead=True),
-))
-EMPTY = TableLayout(seats=tuple(SeatLayout(n) for n in (1, 2, 3, 4)))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ import cv2
 import pytest
 
 from kiosk.synth.table import SeatLayout, TableLayout, render_table
+from table_support import CHROMIUM, CHROMIUM_ARGS, DEAL, EMPTY, free_port
 from kiosk.table.config import KioskConfig
 from kiosk.table.groundtruth import Noise, SceneReader
 from kiosk.table.hub import Hub
@@ -40,27 +40,11 @@ from kiosk.web.service import start_server
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PIN = "2468"
-DEAL = TableLayout(seats=(
-    SeatLayout(1, front=("As", "Ad", "Kc"), middle=("7s", "7h", "7d", "2c", "2d"), back=("9s", "Ts", "Js", "Qs", "Ks")),
-    SeatLayout(2, front=("Qh", "Qd", "3c"), middle=("8s", "8c", "4h", "5d", "6c"), back=("Ah", "Kh", "9h", "6h", "2h")),
-    SeatLayout(3, front=("2s", "3s", "4s"), middle=("5s", "6s", "7c", "8d", "9c"), back=("Tc", "Jc", "Qc", "Kd", "Ac")),
-    SeatLayout(4, dead=True),
-))
-EMPTY = TableLayout(seats=tuple(SeatLayout(n) for n in (1, 2, 3, 4)))
 DECK = "kennard-2c"
 # RULES worked through by hand for DEAL (button 3, seat 4 dead, stake 5): see test_web_routes.py.
 PAYMENTS = ["1. Seat 2 \u2192 Seat 1 65", "2. Seat 3 \u2192 Seat 1 65", "3. Seat 2 \u2192 Seat 3 30"]
 PAYMENTS_AFTER_DRAGON = ["1. Seat 2 \u2192 Seat 1 65", "2. Seat 1 \u2192 Seat 3 65", "3. Seat 2 \u2192 Seat 3 65"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,8 @@ import pytest
 from kiosk.cards import parse_card
 from kiosk.cli import main as kiosk_main
 from kiosk.rules.api import score_json
-from kiosk.synth.table import SeatLayout, TableLayout, render_table
+from kiosk.synth.table import render_table
+from table_support import DEAL, EMPTY
 from kiosk.table.config import KioskConfig, load_config
 from kiosk.table.groundtruth import SceneReader
 from kiosk.table.hub import Hub
@@ -52,15 +53,8 @@ SHOWDOWN = {
          "back": ["3h", "5h", "8h", "Th", "Jh"]},
     ],
 }
-# The table the pipeline sees: seats 1 and 2 as above, seat 3 sets its dragon as three rows
-# (a legal hand until it is declared), seat 4 is dead and empty.
-DEAL = TableLayout(seats=(
-    SeatLayout(1, front=("As", "Ad", "Kc"), middle=("7s", "7h", "7d", "2c", "2d"), back=("9s", "Ts", "Js", "Qs", "Ks")),
-    SeatLayout(2, front=("Qh", "Qd", "3c"), middle=("8s", "8c", "4h", "5d", "6c"), back=("Ah", "Kh", "9h", "6h", "2h")),
-    SeatLayout(3, front=("2s", "3s", "4s"), middle=("5s", "6s", "7c", "8d", "9c"), back=("Tc", "Jc", "Qc", "Kd", "Ac")),
-    SeatLayout(4, dead=True),
-))
-EMPTY = TableLayout(seats=tuple(SeatLayout(n) for n in (1, 2, 3, 4)))
+# The table the pipeline sees (table_support.DEAL): seats 1 and 2 as above, seat 3 sets its
+# dragon as three rows (a legal hand until it is declared), seat 4 is dead and empty.
 
 
 def make_verdict(showdown=SHOWDOWN, hand_id="H1", needs_check=(), integrity=(), result=None) -> Verdict:
