@@ -39,6 +39,8 @@ def register(subparsers) -> None:
     p.add_argument("--cls-imgsz", type=int, default=64)
     p.add_argument("--cls-batch", type=int, default=256)
     p.add_argument("--cls-crops", type=int, default=150_000, help="classifier training crops to cut")
+    p.add_argument("--det-lr0", type=float, default=0.002, help="detector AdamW learning rate")
+    p.add_argument("--cls-lr0", type=float, default=0.002, help="classifier AdamW learning rate (lower to fine-tune)")
     p.add_argument("--copies", type=int, default=1, help="jittered crops per labelled index")
     p.add_argument("--resume-from", type=Path, default=None, help="start from the weights in this folder (e.g. models)")
     p.add_argument("--name", default="reader", help="name of the runs/ sub-folders")
@@ -84,6 +86,7 @@ def run(args) -> int:
         copies=args.copies,
         name=args.name,
         exports=() if args.no_export else ("onnx", "openvino"),
+        extra={"det": {"lr0": args.det_lr0}, "cls": {"lr0": args.cls_lr0}},
     )
     pcfg = prepare.PrepareConfig(
         max_det_train=cfg.max_det_train,

@@ -97,7 +97,7 @@ def confusion_kind(true: str, read: str) -> str:
     """Name a misreading: '6/9', 'suit s/c', 'rank 8/3', ...
 
     >>> confusion_kind("6s", "9s"), confusion_kind("Kh", "Kd"), confusion_kind("8c", "3c")
-    ('6/9', 'suit same colour h/d', 'rank 3/8')
+    ('6/9', 'suit same colour d/h', 'rank 3/8')
     """
     if len(true) == 1 or len(read) == 1:  # real photos: rank only
         pair = "/".join(sorted((true, read)))

@@ -1,8 +1,8 @@
 """The card reader: frame in, `Detections` out.
 
 Two stages (see docs/detector.md):
-1. a one-class YOLO detector finds every corner index on the frame, read at 960x544
-   (a 1080p frame is halved, an index is then ~10-15 px);
+1. a one-class YOLO detector finds every corner index on the frame, read at 1280x736
+   (a 1080p frame at 2/3, an index is then ~13-20 px);
 2. a YOLO classifier reads a square cut around each index from the full-resolution
    frame: 53 cards x 4 orientations, plus "background" to reject false finds.
 Then the two indices of one card are merged by geometry (merge.py).
@@ -36,7 +36,7 @@ CLS_BATCH = 64
 class IndexFinder:
     """Stage 1: corner-index boxes in frame pixels (also used alone to mine training crops)."""
 
-    def __init__(self, det_runner, input_hw=(544, 960), conf_threshold: float = 0.25, nms_iou: float = 0.5):
+    def __init__(self, det_runner, input_hw=(736, 1280), conf_threshold: float = 0.1, nms_iou: float = 0.5):
         self._det = det_runner
         self.input_hw = tuple(input_hw)
         self.conf_threshold = conf_threshold
@@ -84,7 +84,7 @@ class IndexFinder:
         return out
 
 
-def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=(544, 960)) -> IndexFinder:
+def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=(736, 1280)) -> IndexFinder:
     return IndexFinder(open_runner(backend, Path(weights)), input_hw)
 
 
@@ -97,11 +97,13 @@ class CardReader:
         self.finder = IndexFinder(
             det_runner,
             meta["detector"]["input"],
-            float(meta.get("det_conf", 0.25)),
+            float(meta.get("det_conf", 0.1)),
             float(meta.get("det_iou", 0.5)),
         )
         self.cls_size = int(meta["classifier"]["imgsz"])
         self.bg_threshold = float(meta.get("bg_threshold", 0.5))
+        # Readings below this are noise (a false find the classifier half-rejected), not cards.
+        self.min_confidence = float(meta.get("min_confidence", 0.3))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta)
 
@@ -173,7 +175,7 @@ class CardReader:
         t1 = time.perf_counter()
         probs = self.classify(image, [b for b, _ in found])
         corners = self.corners_from(found, probs)
-        cards = merge_corners(corners, (w, h))
+        cards = [c for c in merge_corners(corners, (w, h)) if c.confidence >= self.min_confidence]
         t2 = time.perf_counter()
         meta = {
             "backend": self.backend,

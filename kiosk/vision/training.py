@@ -197,7 +197,6 @@ def write_reader_json(out_dir: Path, det_files: dict, cls_files: dict, cls_names
         "train_config": {
             k: (str(v) if isinstance(v, Path) else v)
             for k, v in cfg.__dict__.items()
-            if k not in ("extra",)
         },
     }
     old = out_dir / READER_JSON
