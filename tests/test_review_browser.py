@@ -11,9 +11,7 @@ Screenshots go to $KIOSK_ARTIFACTS when set, else pytest's tmp dir.
 
 from __future__ import annotations
 
-import os
 import time
-import urllib.request
 from pathlib import Path
 
 import cv2
@@ -23,7 +21,7 @@ import pytest
 from kiosk.records.recorder import Recorder
 from kiosk.records.store import HandStore
 from kiosk.synth.table import render_table
-from table_support import CHROMIUM, CHROMIUM_ARGS, DEAL, EMPTY, free_port
+from table_support import DEAL, EMPTY, free_port
 from kiosk.table.actions import DealerAction
 from kiosk.table.config import load_config
 from kiosk.table.groundtruth import play
@@ -33,14 +31,6 @@ from kiosk.web.service import start_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    folder = Path(os.environ["KIOSK_ARTIFACTS"]) if os.environ.get("KIOSK_ARTIFACTS") else \
-        tmp_path_factory.mktemp("review-screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -86,17 +76,6 @@ def server(recorded):
     srv, _ = start_server(app, "127.0.0.1", port)
     yield f"http://127.0.0.1:{port}"
     srv.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert Path(CHROMIUM).exists(), "the browser tests need Debian's chromium: bash scripts/setup --test"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def test_floor_finds_the_hand_reads_the_rulings_flags_it_and_files_the_report(browser, server, recorded, shots):

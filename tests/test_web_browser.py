@@ -15,7 +15,6 @@ Screenshots go to $KIOSK_ARTIFACTS when set (e.g. tests/artifacts), else pytest'
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -27,7 +26,7 @@ import cv2
 import pytest
 
 from kiosk.synth.table import SeatLayout, TableLayout, render_table
-from table_support import CHROMIUM, CHROMIUM_ARGS, DEAL, EMPTY, free_port
+from table_support import DEAL, EMPTY, free_port
 from kiosk.table.config import KioskConfig
 from kiosk.table.groundtruth import Noise, SceneReader
 from kiosk.table.hub import Hub
@@ -45,25 +44,6 @@ DECK = "kennard-2c"
 # RULES worked through by hand for DEAL (button 3, seat 4 dead, stake 5): see test_web_routes.py.
 PAYMENTS = ["1. Seat 2 \u2192 Seat 1 65", "2. Seat 3 \u2192 Seat 1 65", "3. Seat 2 \u2192 Seat 3 30"]
 PAYMENTS_AFTER_DRAGON = ["1. Seat 2 \u2192 Seat 1 65", "2. Seat 1 \u2192 Seat 3 65", "3. Seat 2 \u2192 Seat 3 65"]
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    folder = Path(os.environ["KIOSK_ARTIFACTS"]) if os.environ.get("KIOSK_ARTIFACTS") else \
-        tmp_path_factory.mktemp("screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert Path(CHROMIUM).exists(), "the browser tests need Debian's chromium: bash scripts/setup --test"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def open_page(browser, url, width, height, errors):

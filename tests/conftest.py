@@ -1,0 +1,31 @@
+"""Fixtures shared by the browser tests (display and floor review)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from table_support import CHROMIUM, CHROMIUM_ARGS
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    """Where screenshots go: $KIOSK_ARTIFACTS to keep them, else a temporary folder."""
+    folder = Path(os.environ["KIOSK_ARTIFACTS"]) if os.environ.get("KIOSK_ARTIFACTS") else \
+        tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium driven by Playwright (never a downloaded browser build)."""
+    assert Path(CHROMIUM).exists(), "the browser tests need Debian's chromium: bash scripts/setup --test"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
