@@ -157,6 +157,22 @@ def score_scene(scene: dict, cards) -> tuple[int, int, int, list, list, list]:
     return len(truth), len(cards), right, confusions, missed, extra
 
 
+def _read_all(reader, items, result: EvalResult, progress=None):
+    """Read each (image path, labels) item, timing the reader: yields (path, labels, detections).
+    An unreadable image is a failure of the set; progress counts each image once it is scored."""
+    for n, (image_path, labels) in enumerate(items):
+        image = cv2.imread(str(image_path))
+        if image is None:
+            result.failures.append((str(image_path), "unreadable image"))
+            continue
+        t0 = time.perf_counter()
+        dets = reader.read(image, source=str(image_path))
+        result.ms.append((time.perf_counter() - t0) * 1000)
+        yield image_path, labels, dets
+        if progress:
+            progress(n + 1, len(items))
+
+
 def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None = None, progress=None) -> EvalResult:
     result = EvalResult("scenes", f"{root} [{split}]")
     from kiosk.vision.prepare import prefer_full
@@ -166,14 +182,7 @@ def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None =
         items = items[:limit]
     if not items:
         raise KioskError(f"{root}: scenes/{split}/ is empty")
-    for n, (image_path, scene) in enumerate(items):
-        image = cv2.imread(str(image_path))
-        if image is None:
-            result.failures.append((str(image_path), "unreadable image"))
-            continue
-        t0 = time.perf_counter()
-        dets = reader.read(image, source=str(image_path))
-        result.ms.append((time.perf_counter() - t0) * 1000)
+    for image_path, scene, dets in _read_all(reader, items, result, progress):
         labelled, readings, right, confusions, missed, extra = score_scene(scene, dets.cards)
         correct = len(right)
         result.correct_by.update(right)
@@ -192,8 +201,6 @@ def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None =
             result.clean_full_showdowns += clean
         if not clean:
             result.failures.append((image_path.name, f"{correct}/{labelled} right, {readings} read"))
-        if progress:
-            progress(n + 1, len(items))
     return result
 
 
@@ -226,14 +233,7 @@ def evaluate_real_ranks(reader, root: Path, limit: int | None = None, progress=N
         items = items[:limit]
     if not items:
         raise KioskError(f"{root}: no Pascal VOC .xml labels here")
-    for n, (image_path, boxes) in enumerate(items):
-        image = cv2.imread(str(image_path))
-        if image is None:
-            result.failures.append((str(image_path), "unreadable image"))
-            continue
-        t0 = time.perf_counter()
-        dets = reader.read(image, source=str(image_path))
-        result.ms.append((time.perf_counter() - t0) * 1000)
+    for image_path, boxes, dets in _read_all(reader, items, result, progress):
         result.images += 1
         result.labelled += len(boxes)
         claimed = set()
@@ -266,8 +266,6 @@ def evaluate_real_ranks(reader, root: Path, limit: int | None = None, progress=N
         result.clean_images += clean
         if not clean:
             result.failures.append((image_path.name, f"{correct}/{len(boxes)} right, {len(dets.cards)} read"))
-        if progress:
-            progress(n + 1, len(items))
     return result
 
 

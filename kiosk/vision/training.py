@@ -92,6 +92,17 @@ def detector_yaml(name: str, runs: Path) -> str:
     return str(path)
 
 
+def _fit(model, args: dict, start, hours: float, extra: dict) -> Path:
+    """Train one stage (within `hours` when > 0) and return its best weights."""
+    # pretrained=False would make ultralytics drop the weights we start from.
+    args["pretrained"] = bool(start)
+    if hours > 0:
+        args["time"] = hours
+    args.update(extra)
+    model.train(**args)
+    return Path(model.trainer.best if Path(model.trainer.best).is_file() else model.trainer.last)
+
+
 def train_detector(cfg: TrainConfig, data_yaml: Path) -> Path:
     from ultralytics import YOLO
 
@@ -121,13 +132,7 @@ def train_detector(cfg: TrainConfig, data_yaml: Path) -> Path:
         patience=100,
         **_ultra_common(cfg),
     )
-    # pretrained=False would make ultralytics drop the weights we start from.
-    args["pretrained"] = bool(start)
-    if cfg.det_hours > 0:
-        args["time"] = cfg.det_hours
-    args.update(cfg.extra.get("det", {}))
-    model.train(**args)
-    return Path(model.trainer.best if Path(model.trainer.best).is_file() else model.trainer.last)
+    return _fit(model, args, start, cfg.det_hours, cfg.extra.get("det", {}))
 
 
 def train_classifier(cfg: TrainConfig, crops: Path) -> Path:
@@ -157,12 +162,7 @@ def train_classifier(cfg: TrainConfig, crops: Path) -> Path:
         patience=100,
         **_ultra_common(cfg),
     )
-    args["pretrained"] = bool(start)
-    if cfg.cls_hours > 0:
-        args["time"] = cfg.cls_hours
-    args.update(cfg.extra.get("cls", {}))
-    model.train(**args)
-    return Path(model.trainer.best if Path(model.trainer.best).is_file() else model.trainer.last)
+    return _fit(model, args, start, cfg.cls_hours, cfg.extra.get("cls", {}))
 
 
 def export_model(weights: Path, out_dir: Path, stem: str, kind: str, formats, cls_imgsz: int = 64) -> dict:
