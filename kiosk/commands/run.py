@@ -116,7 +116,8 @@ def run(args) -> int:
         from kiosk.vision.reader import load_reader
 
         reader = load_reader(model_dir=_models_dir(args.models))
-        runner = TableRunner(cfg, source, reader, hub)
+        # Recording: read each frame as the recorder stores it, so a replay reads the same pixels.
+        runner = TableRunner(cfg, source, reader, hub, jpeg_quality=recorder.jpeg_quality if recorder else None)
         attach_runner(app, runner)
         runner.start()
         sd_notify("READY=1")

@@ -47,6 +47,7 @@ class DecodedFrame:
     frame_index: int
     timestamp: float
     image: np.ndarray
+    jpeg: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +126,7 @@ def read_clip(path: Path, manifest: Sequence[dict]) -> Iterator[DecodedFrame]:
         raise KioskError(f"cannot read the clip {path}: {err.strerror or err}", exit_code=1) from None
     for entry in manifest:
         chunk = data[entry["offset"]: entry["offset"] + entry["length"]]
-        yield DecodedFrame(int(entry["frame_index"]), float(entry["timestamp"]), decode_jpeg(chunk))
+        yield DecodedFrame(int(entry["frame_index"]), float(entry["timestamp"]), decode_jpeg(chunk), chunk)
 
 
 def safe_name(text: str) -> str:

@@ -3,12 +3,17 @@
 The hub calls `_on_event` in the publisher's (pipeline's) thread, so it only picks what
 it needs and enqueues it; one writer thread encodes JPEGs, writes files and commits.
 
-Per hand it keeps a bounded clip of the frames that led to the verdict, at a reduced
-rate (`clip_fps`): the first `clip_head_frames` (how the hand began, with a few frames
-of empty table before it) and the newest frames up to the verdict (the stabiliser's
-votes). When the hand is first decided the key frame (the frame the verdict was decided
-on), the clip and the verdict are written (files first, then one transaction); every
-later revision of the verdict and every dealer action is its own record.
+Per hand it keeps a clip of the frames that led to the verdict: by default every frame
+the pipeline read (`clip_fps=0`), because a replay can only reach the live verdict from
+the same frames (the stabiliser votes over all of them). When a frame event carries the
+JPEG the pipeline read (`TableRunner(jpeg_quality=...)`), those bytes are stored as they
+are. The clip is bounded (`clip_max_frames`): the first `clip_head_frames` (how the hand
+began, with a few frames of empty table before it) and the newest frames up to the
+verdict; frames left out (budget, or a writer that fell behind) are counted in the clip's
+record (`dropped`) and a replay says so. When the hand is first decided the key frame
+(the frame the verdict was decided on), the clip and the verdict are written (files
+first, then one transaction); every later revision of the verdict and every dealer
+action is its own record.
 
 A crash loses at most what was not yet committed: the hand in progress.
 """
@@ -70,6 +75,7 @@ class _Hand:
     last: dict | None = None  # the last recorded verdict, comparable form
     key_frame_index: int | None = None
     size: tuple[int, int] | None = None  # (width, height) of the frames
+    dropped: int = 0  # frames of this hand read live but not in its clip
 
 
 class Recorder:
@@ -80,12 +86,12 @@ class Recorder:
         cfg=None,
         media_dir: str | Path | None = None,
         *,
-        clip_fps: float = 4.0,
+        clip_fps: float = 0.0,
         clip_head_frames: int = 6,
-        clip_max_frames: int = 32,
+        clip_max_frames: int = 300,
         preroll_frames: int = 3,
         jpeg_quality: int = 90,
-        max_pending_frames: int = 8,
+        max_pending_frames: int = 64,
         retention_every: int = 25,
         start: bool = True,
     ):
@@ -155,11 +161,11 @@ class Recorder:
         hand_id = data.get("hand_id", self._current_hand)
         index = data.get("frame_index", 0)
         ts = float(data.get("timestamp", 0.0))
-        picture = data.get("image")
-        if picture is None:
-            picture = data.get("jpeg")
+        image, jpeg = data.get("image"), data.get("jpeg")
+        picture = jpeg if jpeg is not None else image  # the bytes the pipeline read, when it says
         if picture is None:
             return
+        size = (int(image.shape[1]), int(image.shape[0])) if isinstance(image, np.ndarray) else None
         self._last_frame_index = index
         with self._hold_lock:
             self._recent.append((index, ts, picture))
@@ -177,7 +183,9 @@ class Recorder:
                     self.dropped_frames += 1
             if room or forced:
                 self._last_kept = {hand_id: ts}  # pacing restarts with each hand
-                self._queue.put(("frame", hand_id, index, ts, picture))
+                self._queue.put(("frame", hand_id, index, ts, picture, size))
+            else:
+                self._queue.put(("dropped", hand_id, index))
         self._release(held)
 
     def _release(self, held: list) -> None:
@@ -229,8 +237,11 @@ class Recorder:
         if kind == "frame":
             with self._pending_lock:
                 self._pending_frames -= 1
-            _, hand_id, index, ts, picture = item
-            self._frame(hand_id, index, ts, picture)
+            _, hand_id, index, ts, picture, size = item
+            self._frame(hand_id, index, ts, picture, size)
+        elif kind == "dropped":
+            if item[1] is not None:
+                self._hand(item[1], time.time()).dropped += 1
         elif kind == "phase":
             _, phase, hand_id, at = item
             if phase == "cleared":
@@ -267,21 +278,22 @@ class Recorder:
         while len(self._hands) > 4:
             self._hands.pop(next(iter(self._hands)))
 
-    def _frame(self, hand_id, index: int, ts: float, picture) -> None:
+    def _frame(self, hand_id, index: int, ts: float, picture, size) -> None:
         jpeg = picture if isinstance(picture, (bytes, bytearray)) else encode_jpeg(picture, self.jpeg_quality)
         frame = ClipFrame(int(index), ts, bytes(jpeg))
         if hand_id is None:
             self._preroll.append(frame)
             return
         hand = self._hand(hand_id, time.time())
-        if isinstance(picture, np.ndarray):
-            hand.size = (int(picture.shape[1]), int(picture.shape[0]))
+        if size is not None:
+            hand.size = size
         if len(hand.head) < self.clip_head_frames and not hand.recorded:
             hand.head.append(frame)
         else:
             hand.tail.append(frame)
             while len(hand.tail) > self.clip_tail_frames:
                 hand.tail.popleft()
+                hand.dropped += 1
 
     def _verdict(self, verdict: Verdict, key, at: float) -> None:
         hand = self._hands.get(verdict.hand_id)
@@ -306,7 +318,7 @@ class Recorder:
                 self._prune()
         hand.recorded = True
         hand.last = comparable
-        hand.head, hand.tail = [], deque()
+        hand.head, hand.tail, hand.dropped = [], deque(), 0
 
     def _key_frame(self, folder: Path, revision: int, verdict: Verdict, key, hand: _Hand) -> list[MediaFile]:
         if key is None:  # not among the last frames: the nearest clip frame at or before it
@@ -334,7 +346,8 @@ class Recorder:
         data, manifest = pack_clip(frames)
         path = folder / f"r{revision}-clip.mjpeg"
         digest = write_atomic(path, data)
-        meta = {"frames": manifest, "fps": round(1.0 / self.clip_interval, 3) if self.clip_interval else None}
+        meta = {"frames": manifest, "fps": round(1.0 / self.clip_interval, 3) if self.clip_interval else None,
+                "dropped": hand.dropped}
         if hand.size:
             meta.update(width=hand.size[0], height=hand.size[1])
         return [MediaFile("clip", self.store.media_relpath(path), digest, len(data), frames[-1].frame_index, meta)]

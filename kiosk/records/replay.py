@@ -166,6 +166,21 @@ def hand_frames(store: HandStore, hand: HandRecord) -> Iterator:
                 yield from read_clip(store.media_abspath(m.path), (m.meta or {}).get("frames", []))
 
 
+def _clip_gaps(hand: HandRecord) -> list[str]:
+    """Why the clip may not hold every frame the table read (then a replay may differ)."""
+    clips = [m.meta or {} for r in hand.revisions for m in r.media if m.role == "clip"]
+    notes = []
+    dropped = sum(int(c.get("dropped") or 0) for c in clips)
+    if dropped:
+        notes.append(f"the clip lacks {dropped} frame{'s' if dropped != 1 else ''} the kiosk read live "
+                     "(clip budget or a slow disk): the replay may differ")
+    rates = sorted({c["fps"] for c in clips if c.get("fps")})
+    if rates:
+        notes.append(f"the clip keeps {', '.join(f'{r:g}' for r in rates)} frames a second, not every frame "
+                     "the kiosk read: the replay may differ")
+    return notes
+
+
 def replay_hand(store: HandStore, hand_id: str, reader, cfg=None, profile: str | None = None) -> HandReplay:
     """Re-run a recorded hand through a fresh TableRunner and compare verdict by verdict."""
     from kiosk.table.runner import TableRunner
@@ -191,11 +206,13 @@ def replay_hand(store: HandStore, hand_id: str, reader, cfg=None, profile: str |
     model = str(getattr(reader, "model_version", "") or "")
     if first.verdict.model_version and model and model != first.verdict.model_version:
         notes.append(f"model changed: recorded {first.verdict.model_version}, replayed {model}")
-    if run_cfg.digest() != first.verdict.config_digest and first.verdict.config_digest:
+    # The recorded config plus the hand's own game state is the config in force; another one is news.
+    if cfg is not None and first.verdict.config_digest and cfg.digest() != first.verdict.config_digest:
         notes.append(f"config differs from the one in force (recorded {first.verdict.config_digest}, "
-                     f"replayed {run_cfg.digest()})")
+                     f"replayed {cfg.digest()})")
     if profile:
         notes.append(f"scoring profile {profile} instead of {first.verdict.showdown.get('profile', '?')}")
+    notes += _clip_gaps(hand)
 
     hub = Hub()
     published: list[Verdict] = []
@@ -208,7 +225,7 @@ def replay_hand(store: HandStore, hand_id: str, reader, cfg=None, profile: str |
     while pending and pending[0].frame_index is None:  # acted on before any frame was seen
         runner.apply(pending.pop(0).action)
     for f in hand_frames(store, hand):
-        runner.process(Frame(f.image, f.frame_index, f.timestamp, f"replay:{hand_id}"))
+        runner.process(Frame(f.image, f.frame_index, f.timestamp, f"replay:{hand_id}", f.jpeg))
         frames += 1
         if replay_hand_id is None:
             replay_hand_id = runner.state.hand_id

@@ -4,7 +4,8 @@
 its own thread: `start()` / `stop()` / `join()`) and for files (`kiosk analyze`, replays:
 `run_to_end()`), so a replay goes through the very pipeline the live table does.
 Timing (hold, clear) follows the frames' own timestamps, so a file read faster than real
-time decides exactly as it would live.
+time decides exactly as it would live. A recording kiosk passes `jpeg_quality`: every frame
+is then read as the recorder stores it (`Frame.as_jpeg`), so replays read the same pixels.
 """
 
 from __future__ import annotations
@@ -50,8 +51,10 @@ class TableState:
 
 
 class TableRunner:
-    def __init__(self, cfg: KioskConfig, source: Iterable[Frame] | None, reader, hub: Hub | None = None):
+    def __init__(self, cfg: KioskConfig, source: Iterable[Frame] | None, reader, hub: Hub | None = None,
+                 jpeg_quality: int | None = None):
         self.cfg = cfg
+        self.jpeg_quality = jpeg_quality
         self.source = source
         self.reader = reader
         self.hub = hub or Hub()
@@ -182,6 +185,8 @@ class TableRunner:
     def process(self, frame: Frame) -> Verdict | None:
         """One frame through every stage; returns the verdict if this frame changed it."""
         t0 = time.perf_counter()
+        if self.jpeg_quality:
+            frame = frame.as_jpeg(self.jpeg_quality)
         h, w = frame.image.shape[:2]
         if self.geometry is None or self.geometry.image_size != (w, h):
             self._setup(frame)
@@ -217,7 +222,7 @@ class TableRunner:
                 self._decide(hand=hand)
             changed = self._verdict is not before
             self.hub.publish(
-                "frame", frame_index=frame.index, timestamp=frame.timestamp, image=frame.image,
+                "frame", frame_index=frame.index, timestamp=frame.timestamp, image=frame.image, jpeg=frame.jpeg,
                 detections=detections, snapshot=snapshot, hand_id=self.hand_id,
             )
         self.timings.append((frame.index, time.perf_counter() - t0, changed))

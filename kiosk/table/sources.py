@@ -42,6 +42,20 @@ class Frame:
     index: int
     timestamp: float  # seconds since the source started
     source: str
+    jpeg: bytes | None = None  # when set, `image` is exactly the decoding of these bytes
+
+    def as_jpeg(self, quality: int = 90) -> "Frame":
+        """This frame as the recorder stores it: JPEG-encoded once, and the image decoded from it.
+
+        A kiosk that records reads these very pixels live, so a replay of the stored
+        frames reads what the table read (JPEG is lossy: raw pixels would read differently).
+        """
+        from kiosk.records.media import decode_jpeg, encode_jpeg
+
+        if self.jpeg is not None:
+            return self
+        data = encode_jpeg(self.image, quality)
+        return Frame(decode_jpeg(data), self.index, self.timestamp, self.source, data)
 
 
 class FrameSource:
