@@ -204,3 +204,36 @@ def test_replay_with_the_real_reader_matches_the_live_verdict(tmp_path):
     replay = replay_hand(store, hand_id, reader)
     assert replay.match, [str(d) for c in replay.checks for d in c.differences]
     assert replay.notes == (), replay.notes
+
+
+@pytest.mark.slow
+def test_kiosk_replay_of_a_video_matches_what_the_recording_kiosk_read(tmp_path, capsys):
+    """A table filmed to a file, read by a recording kiosk (as `kiosk run` sets it up) with the
+    shipped reader; hours later `kiosk replay VIDEO` runs the file through the pipeline again."""
+    from table_support import DEAL, EMPTY
+
+    from kiosk.cli import main
+    from kiosk.table.sources import open_source
+    from kiosk.vision.reader import load_reader
+
+    empty, deal = render_table(EMPTY, "kennard-2c", 5), render_table(DEAL, "kennard-2c", 5)
+    video = tmp_path / "table.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 5, (1920, 1080))
+    for r in [empty] * 3 + [deal] * 12 + [empty] * 8:
+        writer.write(r.image)
+    writer.release()
+    cfg = load_config(None).model_copy(update={"source": str(video)})
+    store = HandStore(tmp_path / "kiosk.sqlite")
+    hub = Hub()
+    rec = Recorder(store, hub, cfg, tmp_path / "media")
+    source = open_source(video, realtime=False, loop=False)
+    TableRunner(cfg, source, load_reader("models"), hub, jpeg_quality=rec.jpeg_quality).run_to_end()
+    assert rec.flush()
+    rec.close()
+    [hand_id] = store.hand_ids()
+    store.close()
+
+    code = main(["replay", str(video), "--db", str(tmp_path / "kiosk.sqlite")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"hand {hand_id}: MATCH" in out and "1 of 1 hands match the record" in out

@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 
 _STOP = object()
 HOLD_SECONDS = 1.0  # longest a verdict waits for the frame it was decided on
+JPEG_QUALITY = 90  # of stored frames; a recording kiosk reads its frames at this quality too
 
 
 def config_json(cfg) -> dict:
@@ -90,7 +91,7 @@ class Recorder:
         clip_head_frames: int = 6,
         clip_max_frames: int = 300,
         preroll_frames: int = 3,
-        jpeg_quality: int = 90,
+        jpeg_quality: int = JPEG_QUALITY,
         max_pending_frames: int = 64,
         retention_every: int = 25,
         start: bool = True,

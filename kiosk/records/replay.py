@@ -23,6 +23,7 @@ from typing import Iterable, Iterator
 from kiosk.errors import KioskError
 from kiosk.records.chain import file_sha256
 from kiosk.records.media import read_clip
+from kiosk.records.recorder import JPEG_QUALITY
 from kiosk.records.store import HandRecord, HandStore, VerdictRecord
 from kiosk.table.hub import Hub
 from kiosk.table.verdict import Verdict
@@ -265,7 +266,8 @@ def replay_video(path: Path, reader, cfg, store: HandStore | None = None) -> lis
     hub = Hub()
     published: list[Verdict] = []
     hub.subscribe(lambda e: published.append(e.data["verdict"]) if e.kind == "verdict" else None)
-    runner = TableRunner(cfg, source, reader, hub)
+    # The live kiosk read each frame as it recorded it (JPEG): so does the replay of its video.
+    runner = TableRunner(cfg, source, reader, hub, jpeg_quality=JPEG_QUALITY)
     try:
         runner.run_to_end()
     finally:
