@@ -17,15 +17,13 @@ import json
 import sys
 from pathlib import Path
 
+from kiosk.commands import command_parser
 from kiosk.errors import KioskError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "analyze",
-        help="read and score the hands on an image, a video or a folder of photos",
-        description=__doc__.split("\n\n")[0],
-    )
+    parser = command_parser(
+        subparsers, "analyze", "read and score the hands on an image, a video or a folder of photos", __doc__)
     parser.add_argument("input", metavar="IMAGE|VIDEO|FOLDER", help="a photo, a video file or a folder of photos")
     parser.add_argument("--config", metavar="FILE", help="table config (YAML); default: the whole frame is the table")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a readable report")

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kiosk.commands import command_parser
 from kiosk.errors import KioskError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "calibrate",
-        help="find the felt corners from 4 ArUco markers and write them into the config",
-        description=__doc__.split("\n\n")[0],
-    )
+    parser = command_parser(
+        subparsers, "calibrate", "find the felt corners from 4 ArUco markers and write them into the config", __doc__)
     parser.add_argument("source", metavar="IMAGE|SOURCE", help="a photo of the table, a video, a camera index or URL")
     parser.add_argument("--out", metavar="FILE", help="config file to write the corners into (created if missing)")
     parser.add_argument("--frames", type=int, default=30, help="frames of a video/camera to try (default 30)")

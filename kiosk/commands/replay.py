@@ -14,14 +14,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kiosk.commands import command_parser
 from kiosk.errors import KioskError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "replay", help="re-run recorded hands through the pipeline and compare with the record",
-        description=__doc__.split("\n\n")[0],
-    )
+    parser = command_parser(
+        subparsers, "replay", "re-run recorded hands through the pipeline and compare with the record", __doc__)
     parser.add_argument("targets", nargs="+", metavar="HAND_ID|all|VIDEO",
                         help="recorded hand id(s), 'all', or a video file / folder of frames")
     parser.add_argument("--db", help="record database (default: records.db of the config, var/kiosk.sqlite)")

@@ -11,15 +11,13 @@ from __future__ import annotations
 import json
 import sys
 
+from kiosk.commands import command_parser
 from kiosk.errors import KioskError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "score",
-        help="score Chinese Poker showdowns and settle them (JSON in, JSON or text out)",
-        description=__doc__.split("\n\n")[0],
-    )
+    parser = command_parser(
+        subparsers, "score", "score Chinese Poker showdowns and settle them (JSON in, JSON or text out)", __doc__)
     parser.add_argument("file", metavar="FILE", help="showdown JSON file, or - for stdin")
     parser.add_argument(
         "--text", action="store_true", help="print a readable report instead of JSON"
