@@ -30,6 +30,9 @@ def test_one_epoch_training_writes_a_reader_that_loads_and_reads(tmp_path):
         "--det-epochs", "1", "--det-tiles", "12", "--det-batch", "4", "--det-imgsz", "256",
         "--cls-epochs", "1", "--cls-crops", "600", "--cls-batch", "64", "--cls-imgsz", "32",
     ]
+    out.mkdir()
+    # A folder that already holds a reader (continued training): its tuned thresholds stay.
+    (out / "reader.json").write_text(json.dumps({"min_confidence": 0.42, "det_conf": 0.07}))
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
 
@@ -39,6 +42,9 @@ def test_one_epoch_training_writes_a_reader_that_loads_and_reads(tmp_path):
         for f in meta[stage]["files"].values():
             assert (out / f).exists(), f
     assert len(meta["classifier"]["names"]) == 53 * 4 + 1  # every card x 4 orientations + background
+    assert meta["min_confidence"] == 0.42 and meta["det_conf"] == 0.07
+    test_decks = json.loads((data / "decks.json").read_text())["test"]
+    assert test_decks and meta["eval_decks"] == test_decks  # the designs never trained on
     for fig in ("classifier_confusion.png", "classifier_pr.png", "val_scenes_confusion.png", "train_summary.json"):
         assert (out / "figures" / fig).is_file(), fig
     assert "epoch" in (run.stdout + run.stderr).lower()  # ultralytics' progress was shown

@@ -90,6 +90,10 @@ def _print(result, summary, kind) -> None:
         print("by kind: " + ", ".join(f"{k} {n}" for k, n in result.confusion_kinds().most_common()))
     else:
         print("most confused pairs: none")
+    if len(result.by_deck) > 1:
+        print("by deck design (precision / recall): " + ", ".join(
+            f"{deck} {c / r if r else 1:.3f} / {c / n if n else 1:.3f} ({n} cards)"
+            for deck, (n, r, c) in sorted(result.by_deck.items())))
     if result.missed:
         print("missed: " + " ".join(f"{c} x{n}" for c, n in result.missed.most_common(10)))
     if result.extra:

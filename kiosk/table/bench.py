@@ -184,7 +184,7 @@ def run(args) -> int:
     # 3. rendered hands of unseen deck designs
     if args.rendered:
         figures["rendered"] = rendered_accuracy(cfg, None if args.truth else timed.reader, args.rendered,
-                                                args.frames_per_hand)
+                                                args.frames_per_hand, decks=_unseen_decks(args.models))
         r = figures["rendered"]
         print(f"  rendered hands ({r['decks']}; {r['noise']}): exact {r['exact']}/{r['hands']} "
               f"({100 * r['exact_rate']:.1f}%), confident and wrong: {r['confident_wrong']}, "
@@ -207,10 +207,12 @@ def _limited(source, n):
         yield frame
 
 
-def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int = 1000) -> dict:
+def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int = 1000,
+                      decks: list[str] | None = None) -> dict:
     """Random 4-seat showdowns, rendered with unseen deck designs under a fixed overhead camera.
 
     reader None: each frame's exact labels with a reader's noise (tests the table stages alone).
+    Every seat fans left over right, as players lay a readable hand (the demo's layout).
     """
     from kiosk.table.groundtruth import Noise, SceneReader
 
@@ -221,7 +223,7 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
     from kiosk.table.runner import TableRunner
     from kiosk.table.sources import Frame
 
-    decks = [d for d in (_unseen_decks() or list_decks()) if _complete(d)]
+    decks = [d for d in (decks or _unseen_decks() or list_decks()) if _complete(d)]
     exact = wrong = unsure = hidden = 0
     # A fixed overhead camera over a full-size felt (a card about 10% of the frame's height):
     # slight tilt and turn, the renderer's random light, noise, blur, felt, chips and placement.
@@ -231,7 +233,7 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
         rng = np.random.default_rng(seed + h)
         layout = set_hands(shuffled_deck(seed + h))
         scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in layout.items())),
-                             decks[h % len(decks)], seed + h, camera)
+                             decks[h % len(decks)], seed + h, camera, reverse_fan=0.0)
         if not all(c["corners"] for c in scene.scene["cards"] if c["face_up"]):
             hidden += 1  # some card shows no index at all (rows fanned over each other): nobody can read it
             continue

@@ -47,6 +47,7 @@ class EvalResult:
     correct_by: Counter = field(default_factory=Counter)  # true -> correctly read count
     ms: list = field(default_factory=list)
     failures: list = field(default_factory=list)  # (image, what went wrong)
+    by_deck: dict = field(default_factory=dict)  # deck design -> [labelled, readings, correct]
 
     @property
     def precision(self) -> float:
@@ -84,6 +85,10 @@ class EvalResult:
             "confusion_kinds": dict(self.confusion_kinds()),
             "missed": self.missed.most_common(10),
             "extra": self.extra.most_common(10),
+            "by_deck": {
+                deck: {"labelled": n, "precision": round(c / r, 4) if r else None, "recall": round(c / n, 4) if n else None}
+                for deck, (n, r, c) in sorted(self.by_deck.items())
+            },
         }
 
     def confusion_kinds(self) -> Counter:
@@ -190,6 +195,8 @@ def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None =
         result.labelled += labelled
         result.readings += readings
         result.correct += correct
+        tally = result.by_deck.setdefault(scene.get("deck", "?"), [0, 0, 0])
+        tally[0], tally[1], tally[2] = tally[0] + labelled, tally[1] + readings, tally[2] + correct
         result.confusions.update(confusions)
         result.missed.update(missed)
         result.extra.update(extra)

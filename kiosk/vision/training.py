@@ -199,9 +199,16 @@ def write_reader_json(out_dir: Path, det_files: dict, cls_files: dict, cls_names
             for k, v in cfg.__dict__.items()
         },
     }
+    splits = Path(cfg.data) / "decks.json"
+    if splits.is_file():  # the designs never trained on, for the benchmarks that need unseen decks
+        test = json.loads(splits.read_text()).get("test")
+        if test:
+            meta["eval_decks"] = list(test)
     old = out_dir / READER_JSON
     if old.is_file():
         previous = json.loads(old.read_text())
+        # The reader's thresholds (det_conf, min_confidence, ...) carry over: tuned, not trained.
+        meta = {**{k: v for k, v in previous.items() if k not in meta}, **meta}
         meta["default_backend"] = previous.get("default_backend", meta["default_backend"])
     if extra:
         meta.update(extra)
