@@ -225,3 +225,29 @@ def test_a_card_read_twice_by_its_two_unpaired_indices_is_one_card():
             split.append(d)
     snap = build_snapshot(Detections(tuple(split), det.image_size), TableGeometry.default((1920, 1080)))
     assert len(snap.cards) == 52 and not snap.integrity
+
+
+def test_a_card_hidden_inside_a_row_is_named_by_the_cards_around_it():
+    """A card whose indices are all covered is not read: the seat has 12 cards (RULES §7, not
+    scored), and the dealer is told where to look: between the two cards read around it."""
+    import copy
+    from dataclasses import replace
+
+    full = table(*(seat(n) for n in (1, 2, 3, 4)))
+    scene = copy.deepcopy(full.scene)
+    hidden = next(c for c in scene["cards"] if c.get("seat") == 4 and c.get("row") == "back" and c.get("position") == 2)
+    hidden["corners"] = []  # covered: no index shows
+    _, verdicts, _ = run_hand(replace(full, scene=scene), noise=Noise(drop=0.05))
+    v = verdicts[-1]
+    assert v.integrity == ("wrong card count: seat 4 has 12 cards",)
+    assert [(n.seat, n.reason) for n in v.needs_check] == [(4, "no card read between back 2 and back 3: a hidden card?")]
+    assert "error" in v.result
+
+
+def test_a_short_row_without_a_gap_names_no_place():
+    """Twelve cards laid evenly (a card short, not hidden): no hint of a hidden card."""
+    hands = {**HANDS, 4: {**HANDS[4], "back": "Ks Kd As Ad"}}
+    _, verdicts, _ = run_hand(table(*(seat(n, hands) for n in (1, 2, 3, 4))), noise=Noise(drop=0.05))
+    v = verdicts[-1]
+    assert v.integrity == ("wrong card count: seat 4 has 12 cards",)
+    assert not [n for n in v.needs_check if "hidden" in n.reason]

@@ -603,6 +603,9 @@ class Stabilizer:
         if is_open and n != 13:
             seat_integrity.append(f"wrong card count: seat {number} has {n} cards")
             integrity.append(seat_integrity[-1])
+            if n < 13:
+                checks += [NeedsCheck(number, f"no card read between {gap}: a hidden card?")
+                           for gap in self._gaps(by_row)]
         if is_open and n == 13 and not declared_by:
             counts = {r: len(by_row[r]) for r in ROWS}
             if any(counts[r] != ROW_SIZES[r] for r in ROWS):
@@ -615,6 +618,25 @@ class Stabilizer:
             number, False, bool(declared_by), declared_by, pile, is_open, **by_row,
             confidence=confidence, needs_check=tuple(checks), integrity=tuple(seat_integrity),
         )
+
+
+    def _gaps(self, by_row: dict[str, tuple[CardRead, ...]]) -> list[str]:
+        """Where a short row has room for a card between two it read ("back 2 and back 3").
+
+        A card whose indices are all covered is not read at all, so the row just looks
+        short; the spacing of the cards around it says where it lies (a dealer looks there).
+        """
+        laterals = {r: [self.slots[c.slot].lateral for c in cards if c.slot in self.slots] for r, cards in by_row.items()}
+        steps = [b - a for xs in laterals.values() for a, b in zip(xs, xs[1:])]
+        if len(steps) < 3:
+            return []
+        pitch = float(np.median(steps))
+        out = []
+        for row, xs in laterals.items():
+            if len(xs) < ROW_SIZES[row] and len(xs) == len(by_row[row]):
+                out += [f"{row} {i + 1} and {row} {i + 2}" for i, (a, b) in enumerate(zip(xs, xs[1:]))
+                        if b - a > 1.7 * pitch]
+        return out
 
 
 def _replace_note(r: CardRead, note: str) -> CardRead:
