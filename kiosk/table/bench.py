@@ -39,6 +39,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--frames-per-hand", type=int, default=6, help="frames per rendered hand (default 6)")
     parser.add_argument("--soak-minutes", type=float, default=0.0, metavar="MIN",
                         help="run this many minutes of looped video and print memory at start and end")
+    parser.add_argument("--no-record", action="store_true",
+                        help="read the raw frames (a kiosk that does not record); by default each frame is read "
+                        "as a recording kiosk reads it, JPEG-encoded once for the record")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for the reader (default 2)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures to this JSON file")
 
@@ -121,9 +124,14 @@ def run(args) -> int:
     timed = TimedReader(reader)
     figures: dict = {"video": str(video), "reader": reader_name, "cpu_threads": args.threads,
                      "cores": os.cpu_count()}
+    from kiosk.records.recorder import JPEG_QUALITY
+
+    quality = None if args.no_record else JPEG_QUALITY
     print(f"pipeline benchmark: {video} ({reader_name}), {os.cpu_count()} CPU cores"
-          + (", played in real time" if args.realtime else ", every frame"))
+          + (", played in real time" if args.realtime else ", every frame")
+          + (f", frames read as recorded (JPEG {quality})" if quality else ", raw frames (not recording)"))
     figures["realtime"] = args.realtime
+    figures["jpeg_quality"] = quality
 
     # 1. the video through the pipeline, as fast as it goes
     hub = Hub()
@@ -131,7 +139,7 @@ def run(args) -> int:
     hub.subscribe(lambda e: verdicts.append((e.data["verdict"], time.perf_counter())) if e.kind == "verdict" else None)
     source = open_source(video, realtime=args.realtime)
     frames = _limited(source, args.frames)
-    runner = TableRunner(cfg, frames, timed, hub)
+    runner = TableRunner(cfg, frames, timed, hub, jpeg_quality=quality)
     t0 = time.perf_counter()
     final = runner.run_to_end()
     wall = time.perf_counter() - t0
