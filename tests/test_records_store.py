@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -264,3 +265,19 @@ def test_prune_by_disk_budget(tmp_path):
     assert store.verify().ok
     # The newest hour is never pruned for the budget, even at a budget of nothing.
     assert prune(store, None, 0.0, now=time.time()).hands == ()
+
+
+def test_kiosk_run_keeps_the_frames_beside_a_database_given_on_the_command_line(tmp_path):
+    from argparse import Namespace
+
+    from kiosk.commands.run import _recorder
+    from kiosk.table.config import KioskConfig
+
+    for cfg, media in [(load_config(None), tmp_path / "media"),
+                       (KioskConfig.model_validate({"records": {"media_dir": str(tmp_path / "set")}}), tmp_path / "set")]:
+        store, rec = _recorder(Namespace(no_record=False, db=str(tmp_path / "table7.sqlite")), cfg, Hub())
+        try:
+            assert Path(rec.media_dir) == media
+        finally:
+            rec.close()
+            store.close()

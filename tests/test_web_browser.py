@@ -436,3 +436,9 @@ def test_kiosk_run_end_to_end(browser, shots, tmp_path):
         (1, "front", 2, "Kc", "Jd", "F7")]
     assert all(a.at > 0 for a in fixes)
     assert record.latest.verdict.showdown["seats"][0]["front"] == ["As", "Ad", "Jd"]
+
+    # Surveillance, later: the hand replayed from its record (frames, actions) gives every verdict
+    # the table showed, corrections included.
+    replay = subprocess.run([sys.executable, "-m", "kiosk", "replay", hand_id, "--db", str(db)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert replay.returncode == 0 and f"hand {hand_id}: MATCH" in replay.stdout, replay.stdout + replay.stderr

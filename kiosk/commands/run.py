@@ -33,7 +33,8 @@ def register(subparsers) -> None:
     parser.add_argument("--host", help="address to serve the display on (default: config web.host, 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (default: config web.port, 5000)")
     parser.add_argument("--no-record", action="store_true", help="do not record hands")
-    parser.add_argument("--db", metavar="PATH", help="record database (default: config records.db)")
+    parser.add_argument("--db", metavar="PATH", help="record database (default: config records.db); its frames go in "
+                        "media/ beside it unless the config sets records.media_dir")
     parser.add_argument("--models", metavar="DIR",
                         help="card reader weights (default: ./models, else the models/ beside the kiosk package)")
     parser.add_argument("--verbose", action="store_true", help="log every web request")
@@ -80,8 +81,11 @@ def _recorder(args, cfg, hub):
     from kiosk.records.recorder import Recorder
     from kiosk.records.store import HandStore
 
-    store = HandStore(args.db or cfg.records.db, media_dir=cfg.records.media_dir)
-    return store, Recorder(store, hub, cfg, cfg.records.media_dir)
+    media = cfg.records.media_dir
+    if args.db and "media_dir" not in cfg.records.model_fields_set:
+        media = Path(args.db).parent / "media"  # another database: its frames beside it, not in the default folder
+    store = HandStore(args.db or cfg.records.db, media_dir=media)
+    return store, Recorder(store, hub, cfg, media)
 
 
 def run(args) -> int:
