@@ -184,6 +184,19 @@ def test_reads_a_rendered_showdown_of_an_unseen_deck(reader, showdown):
 
 
 @pytest.mark.slow
+def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(reader, showdown):
+    """kiosk detect / eval answer for one picture at `report_confidence`; the table pipeline
+    gets every reading down to `min_confidence` and lets many frames vote."""
+    meta = json.loads((MODELS / "reader.json").read_text())
+    assert reader.report_confidence == meta.get("report_confidence", reader.min_confidence) >= reader.min_confidence
+    everything = reader.read(showdown.image)
+    reported = reader.read_picture(showdown.image, source="photo.jpg")
+    assert reported.source == "photo.jpg"
+    assert [c for c in everything.cards if c.confidence >= reader.report_confidence] == list(reported.cards)
+    assert all(c.confidence >= reader.min_confidence for c in everything.cards)
+
+
+@pytest.mark.slow
 def test_rois_limit_the_read_to_the_given_zones(reader, showdown):
     roi = (0, 540, 1920, 1080)  # the bottom half: seat 1
     dets = reader.read(showdown.image, rois=[roi])

@@ -39,7 +39,7 @@ def run(args) -> int:
     for path in expand_inputs(args.images):
         try:
             image = load_image(path)
-            dets = reader.read(image, source=str(path))
+            dets = reader.read_picture(image, source=str(path))
         except KioskError as err:
             failed += 1
             print(f"kiosk detect: {err}", file=sys.stderr)

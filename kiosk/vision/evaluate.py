@@ -171,7 +171,7 @@ def _read_all(reader, items, result: EvalResult, progress=None):
             result.failures.append((str(image_path), "unreadable image"))
             continue
         t0 = time.perf_counter()
-        dets = reader.read(image, source=str(image_path))
+        dets = reader.read_picture(image, source=str(image_path))
         result.ms.append((time.perf_counter() - t0) * 1000)
         yield image_path, labels, dets
         if progress:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -104,6 +105,9 @@ class CardReader:
         self.bg_threshold = float(meta.get("bg_threshold", 0.5))
         # Readings below this are noise (a false find the classifier half-rejected), not cards.
         self.min_confidence = float(meta.get("min_confidence", 0.3))
+        # A single picture's answer (kiosk detect / eval) needs more than one frame of many: the
+        # table pipeline takes every reading above min_confidence and lets the frames vote.
+        self.report_confidence = max(self.min_confidence, float(meta.get("report_confidence", self.min_confidence)))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta)
 
@@ -144,6 +148,11 @@ class CardReader:
             k = int(np.argmax(orient_probs))
             corners.append(Corner(box, score, card_probs, k, float(orient_probs[k] / max(card_probs.sum(), 1e-9))))
         return corners
+
+    def read_picture(self, image_bgr: np.ndarray, source: str = "") -> Detections:
+        """One picture on its own: only the readings sure enough to report (`report_confidence`)."""
+        dets = self.read(image_bgr, source=source)
+        return replace(dets, cards=tuple(c for c in dets.cards if c.confidence >= self.report_confidence))
 
     def read(
         self,
