@@ -149,8 +149,9 @@ def reader():
 def showdown():
     from kiosk.synth.scenes import render_random
 
-    meta = json.loads((MODELS / "reader.json").read_text())
-    held_out = meta.get("eval_decks") or ["kenney"]  # a design the reader never trained on
+    from kiosk.table.bench import _unseen_decks
+
+    held_out = _unseen_decks(str(MODELS))  # a design the reader never trained on, that this machine has
     return render_random("showdown", held_out[0], seed=4242, size=(1920, 1080))
 
 

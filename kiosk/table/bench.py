@@ -282,14 +282,24 @@ def _complete(deck_id: str) -> bool:
     return all(deck.has(c) for c in CLASS_NAMES[:52])
 
 
+# Committed (CC0) and never trained on by any phase of the shipped reader: the unseen design a
+# fresh clone always has, where the reader's own test designs are (L)GPL art fetched on demand.
+COMMITTED_UNSEEN = "kenney"
+
+
 def _unseen_decks(models: str = "models") -> list[str]:
-    """Deck designs the card reader never trained on (its evaluation decks, or a data set's test split)."""
+    """Deck designs the card reader never trained on that this machine has (its evaluation decks,
+    else the committed unseen design, else a data set's test split)."""
+    from kiosk.synth.art import list_decks
+
     try:
         held_out = json.loads((Path(models) / "reader.json").read_text()).get("eval_decks") or []
     except (OSError, ValueError):
         held_out = []
+    here = set(list_decks())
+    held_out = [d for d in held_out if d in here] or ([COMMITTED_UNSEEN] if held_out and COMMITTED_UNSEEN in here else [])
     if held_out:
-        return list(held_out)
+        return held_out
     for path in sorted(Path("datasets/generated").glob("*/decks.json")):
         try:
             test = json.loads(path.read_text()).get("test") or []
