@@ -37,6 +37,53 @@ def partner_of(cx: float, cy: float, k: int, dx: float = 3.0, dy: float = 3.9) -
     return cx + ox, cy + oy
 
 
+# -- training crops --------------------------------------------------------------------
+
+
+def test_recoloured_crops_no_longer_tell_red_ink_from_black():
+    """`--recolour` crops teach suits by shape: a red and a black pip of one shape look alike."""
+    import random
+
+    from kiosk.vision.prepare import recolour_ink
+
+    paper = np.full((32, 32, 3), (225, 235, 240), np.uint8)
+    red, black = paper.copy(), paper.copy()
+    red[8:24, 10:22] = (30, 30, 190)
+    black[8:24, 10:22] = (30, 30, 30)
+    outs = [recolour_ink(c, random.Random(seed)) for c in (red, black) for seed in (1, 2)]
+    assert np.abs(outs[0].astype(int) - outs[2].astype(int)).max() <= 2  # same seed: same picture
+    assert np.abs(outs[0][16, 16].astype(int) - outs[1][16, 16].astype(int)).max() > 10  # seeds differ
+    assert np.abs(outs[0][1, 1].astype(int) - paper[1, 1].astype(int)).max() <= 2  # paper stays paper
+    assert outs[0][16, 16].mean() < outs[0][1, 1].mean() - 30  # ink stays darker than paper
+
+
+# -- scoring a scene -----------------------------------------------------------------
+
+
+def test_scoring_counts_a_right_reading_of_an_unlabelled_card_apart_and_only_once():
+    from kiosk.cards import parse_card
+    from kiosk.vision.detections import CardDetection
+    from kiosk.vision.evaluate import score_scene
+
+    square = lambda x, y: [[x, y], [x + 60, y], [x + 60, y + 90], [x, y + 90]]  # noqa: E731
+    scene = {"cards": [
+        {"card": "Ks", "polygon": square(0, 0), "corners": [[2, 2, 14, 26]], "face_up": True},
+        {"card": "7h", "polygon": square(200, 0), "corners": [], "face_up": True},  # every index hidden
+        {"card": "2c", "polygon": square(400, 0), "corners": [], "face_up": False},
+    ]}
+
+    def reading(card, box):
+        return CardDetection(parse_card(card), 0.9, box, (box,))
+
+    right = reading("Ks", (2, 2, 14, 26))
+    assert score_scene(scene, [right, reading("7h", (210, 10, 222, 34))]) == (1, 1, ["Ks"], [], [], [], 1)
+    # Read twice, read as another card, or read where it is not: errors as before.
+    assert score_scene(scene, [right, reading("7h", (210, 10, 222, 34)), reading("7h", (240, 50, 252, 74))])[5] == ["7h"]
+    assert score_scene(scene, [right, reading("7d", (210, 10, 222, 34))])[5:] == (["7d"], 0)
+    assert score_scene(scene, [right, reading("7h", (500, 300, 512, 324))])[5:] == (["7h"], 0)
+    assert score_scene(scene, [right, reading("2c", (410, 10, 422, 34))])[5:] == (["2c"], 0)  # face down
+
+
 # -- geometry ---------------------------------------------------------------------------
 
 
@@ -160,9 +207,45 @@ def test_model_version_names_the_weights(reader):
     assert len(reader.model_version) > len("cards-2stage-") + 8
 
 
+def test_model_version_changes_with_how_the_weights_are_read():
+    """Records name the reader that decided a hand: reading the same weights at another
+    detector input size or with another number of turns reads differently, so it is another version."""
+    from kiosk.vision.reader import _model_version, read_meta
+
+    meta = read_meta(MODELS)
+    same = _model_version(MODELS, json.loads(json.dumps(meta)))
+    turned = _model_version(MODELS, {**meta, "classify_turns": int(meta.get("classify_turns", 1)) + 1})
+    bigger = _model_version(MODELS, {**meta, "detector": {**meta["detector"], "input": [2176, 3840]}})
+    assert same == _model_version(MODELS, meta)
+    assert len({same, turned, bigger}) == 3
+
+
 def test_bad_frame_is_a_clear_error(reader):
     with pytest.raises(KioskError, match="not an image"):
         reader.read(np.zeros((0, 0, 3), np.uint8), source="cam0")
+
+
+def test_reading_at_four_quarter_turns_reads_a_turned_cut_as_the_same_card(reader, showdown):
+    """`classify_turns` 4 averages the cut read at every quarter turn, so turning the cut only
+    moves its orientation class (k -> k-1 for a turn counter-clockwise); one pass is no such average."""
+    from kiosk.vision.prepare import corner_orientations
+
+    boxes = [box for card in showdown.scene["cards"] for box, _k in corner_orientations(card)][:12]
+    crops = np.stack([square_crop(showdown.image, b, reader.cls_size) for b in boxes])
+    turned = np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2)))
+    names = reader.meta["classifier"]["names"]
+    as_unturned = [names.index(f"{n.rsplit('.', 1)[0]}.{(int(n.rsplit('.', 1)[1]) + 1) % 4}") if n != "bg" else i
+                   for i, n in enumerate(names)]
+    saved = reader.turns
+    try:
+        reader.turns = 4
+        p, q = reader.classify_crops(crops), reader.classify_crops(turned)
+        assert np.allclose(q, p[:, as_unturned], atol=1e-4)
+        reader.turns = 1
+        p, q = reader.classify_crops(crops), reader.classify_crops(turned)
+        assert not np.allclose(q, p[:, as_unturned], atol=1e-4)
+    finally:
+        reader.turns = saved
 
 
 @pytest.mark.slow
@@ -173,7 +256,7 @@ def test_reads_a_rendered_showdown_of_an_unseen_deck(reader, showdown):
 
     dets = reader.read(showdown.image, frame_index=7, timestamp=1.5, source="synthetic")
     assert dets.image_size == (1920, 1080) and dets.frame_index == 7 and dets.source == "synthetic"
-    labelled, readings, right, confusions, missed, extra = score_scene(showdown.scene, dets.cards)
+    labelled, readings, right, confusions, missed, extra, _unlabelled = score_scene(showdown.scene, dets.cards)
     assert labelled >= 20
     assert len(right) / labelled >= 0.6, (confusions, missed)
     assert len(right) / max(1, readings) >= 0.6, extra

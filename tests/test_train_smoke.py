@@ -29,6 +29,7 @@ def test_one_epoch_training_writes_a_reader_that_loads_and_reads(tmp_path):
         "--runs", str(tmp_path / "runs"), "--seed", "0", "--workers", "0",
         "--det-epochs", "1", "--det-tiles", "12", "--det-batch", "4", "--det-imgsz", "256",
         "--cls-epochs", "1", "--cls-crops", "600", "--cls-batch", "64", "--cls-imgsz", "32",
+        "--recolour", "0.5",
     ]
     out.mkdir()
     # A folder that already holds a reader (continued training): its tuned thresholds stay.

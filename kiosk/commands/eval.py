@@ -74,6 +74,9 @@ def _print(result, summary, kind) -> None:
     what = "card" if kind == "scenes" else "rank"
     print(f"set:        {result.source} ({result.images} pictures, model {summary['model']}, {summary['backend']})")
     print(f"{what} precision: {result.precision:.4f}  ({result.correct} right of {result.readings} read)")
+    if result.unlabelled_right:
+        print(f"  and {result.unlabelled_right} right readings of cards whose every index is under 60% visible "
+              f"(not labelled, not counted; counted as wrong, precision is {result.strict_precision:.4f})")
     print(f"{what} recall:    {result.recall:.4f}  ({result.correct} right of {result.labelled} labelled)")
     print(f"read with no error: {result.clean_share:.3f} of pictures ({result.clean_images}/{result.images})")
     if result.full_showdowns:

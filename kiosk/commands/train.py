@@ -42,6 +42,9 @@ def register(subparsers) -> None:
     p.add_argument("--det-lr0", type=float, default=0.002, help="detector AdamW learning rate")
     p.add_argument("--cls-lr0", type=float, default=0.002, help="classifier AdamW learning rate (lower to fine-tune)")
     p.add_argument("--copies", type=int, default=1, help="jittered crops per labelled index")
+    p.add_argument("--recolour", type=float, default=0.0, metavar="SHARE",
+                   help="repaint the ink of this share of training crops in one random colour "
+                        "(teaches suits by shape, for decks with unusual suit colours)")
     p.add_argument("--resume-from", type=Path, default=None, help="start from the weights in this folder (e.g. models)")
     p.add_argument("--name", default="reader", help="name of the runs/ sub-folders")
     p.add_argument("--mine", type=int, default=0, metavar="N",
@@ -93,6 +96,7 @@ def run(args) -> int:
         max_cls_train=cfg.max_cls_train,
         cls_size=cfg.cls_imgsz,
         copies=cfg.copies,
+        recolour=args.recolour,
         seed=cfg.seed,
         tile=cfg.det_imgsz,
     )

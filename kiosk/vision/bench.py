@@ -67,7 +67,8 @@ def _model_dir_for(model_dir: Path, backend: str) -> Path:
         print(f"exporting the reader to {backend} into {cache} ...", flush=True)
         cache.mkdir(parents=True, exist_ok=True)
         fmt = "onnx" if backend == "onnx" else "openvino"
-        det = export_model(model_dir / meta["detector"]["files"]["pytorch"], cache, DETECTOR, "detector", (fmt,))
+        det = export_model(model_dir / meta["detector"]["files"]["pytorch"], cache, DETECTOR, "detector", (fmt,),
+                           det_input=tuple(meta["detector"]["input"]))
         cls = export_model(
             model_dir / meta["classifier"]["files"]["pytorch"], cache, CLASSIFIER, "classifier", (fmt,),
             int(meta["classifier"]["imgsz"]),

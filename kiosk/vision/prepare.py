@@ -39,6 +39,7 @@ class PrepareConfig:
     max_cls_val: int = 8_000
     copies: int = 1  # jittered crops per labelled index in the training split
     bg_share: float = 0.12
+    recolour: float = 0.0  # share of training crops whose ink is repainted one random colour
     seed: int = 0
 
 
@@ -178,6 +179,30 @@ def _degrade(crop: np.ndarray, rng: random.Random) -> np.ndarray:
     return crop
 
 
+def recolour_ink(crop: np.ndarray, rng: random.Random) -> np.ndarray:
+    """Repaint all ink of a crop in one random colour, keeping its shapes.
+
+    Some decks print spades red or hearts green; a reader that knows suits by colour reads
+    them wrong. Crops whose red and black ink look alike teach it to read the pip's shape.
+    Ink is what is darker than the paper in every channel (red ink is dark in blue and green).
+
+    >>> crop = np.full((8, 8, 3), 240, np.uint8); crop[2:6, 2:6] = (20, 20, 200)  # red ink
+    >>> out = recolour_ink(crop, random.Random(3))
+    >>> bool((out[0, 0] == crop[0, 0]).all()), bool((out[3, 3] != crop[3, 3]).any())
+    (True, True)
+    """
+    darkest = crop.min(axis=2).astype(np.float32)
+    paper = max(float(np.percentile(darkest, 90)), 1.0)
+    ink = np.clip(1.0 - darkest / paper, 0.0, 1.0)[..., None]
+    hue = rng.randrange(180)
+    sat = rng.choice((0, rng.randint(120, 255)))  # sometimes grey: no colour at all
+    val = rng.randint(30, 170)
+    colour = cv2.cvtColor(np.uint8([[[hue, sat, val]]]), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+    paper_colour = np.percentile(crop.reshape(-1, 3), 90, axis=0).astype(np.float32)
+    out = paper_colour * (1.0 - ink) + colour * ink
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 def mine_detector_boxes(reader, root: Path, split: str = "train", limit: int = 600, seed: int = 0) -> dict:
     """Boxes a trained detector finds on a split's scenes, labelled from the scene.
 
@@ -293,6 +318,8 @@ def prepare_classifier(root: Path, out: Path, cfg: PrepareConfig, progress=print
                         shift=(rng.gauss(0, 0.05), rng.gauss(0, 0.05)),
                         zoom=rng.uniform(0.88, 1.2),
                     )
+                    if cfg.recolour and rng.random() < cfg.recolour:
+                        crop = recolour_ink(crop, rng)
                     crop = _degrade(crop, rng)
                     turns = rng.randrange(4)
                 else:

@@ -1,10 +1,11 @@
 """The card reader: frame in, `Detections` out.
 
 Two stages (see docs/detector.md):
-1. a one-class YOLO detector finds every corner index on the frame, read at 1280x736
-   (a 1080p frame at 2/3, an index is then ~13-20 px);
+1. a one-class YOLO detector finds every corner index on the frame, read at 1920x1088
+   (a 1080p frame at full size, an index is then ~15-45 px);
 2. a YOLO classifier reads a square cut around each index from the full-resolution
-   frame: 53 cards x 4 orientations, plus "background" to reject false finds.
+   frame: 53 cards x 4 orientations, plus "background" to reject false finds,
+   at four quarter turns averaged (`classify_turns`).
 Then the two indices of one card are merged by geometry (merge.py).
 
     reader = load_reader("models")
@@ -37,7 +38,7 @@ CLS_BATCH = 64
 class IndexFinder:
     """Stage 1: corner-index boxes in frame pixels (also used alone to mine training crops)."""
 
-    def __init__(self, det_runner, input_hw=(736, 1280), conf_threshold: float = 0.1, nms_iou: float = 0.5):
+    def __init__(self, det_runner, input_hw=(1088, 1920), conf_threshold: float = 0.1, nms_iou: float = 0.5):
         self._det = det_runner
         self.input_hw = tuple(input_hw)
         self.conf_threshold = conf_threshold
@@ -85,7 +86,7 @@ class IndexFinder:
         return out
 
 
-def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=(736, 1280)) -> IndexFinder:
+def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=(1088, 1920)) -> IndexFinder:
     return IndexFinder(open_runner(backend, Path(weights)), input_hw)
 
 
@@ -108,6 +109,9 @@ class CardReader:
         # A single picture's answer (kiosk detect / eval) needs more than one frame of many: the
         # table pipeline takes every reading above min_confidence and lets the frames vote.
         self.report_confidence = max(self.min_confidence, float(meta.get("report_confidence", self.min_confidence)))
+        # Read each cut at this many quarter turns and average: the classes are card x
+        # orientation, so a turned cut is the same card in another orientation class.
+        self.turns = int(meta.get("classify_turns", 1))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta)
 
@@ -120,6 +124,14 @@ class CardReader:
             if card in CLASS_NAMES:
                 self._card_of[i] = CLASS_NAMES.index(card)
                 self._orient_of[i] = int(k)
+        # _turned[t][i]: the class a cut turned by t quarter turns reads as i stands for unturned.
+        index = {name: i for i, name in enumerate(names)}
+        self._turned = [np.arange(n) for _ in range(4)]
+        for t in range(1, 4):
+            for i, name in enumerate(names):
+                card, _, k = name.rpartition(".")
+                if card in CLASS_NAMES:
+                    self._turned[t][i] = index.get(f"{card}.{(int(k) + t) % 4}", i)
 
     def find_indices(self, image: np.ndarray, region: tuple[int, int, int, int]) -> list[tuple[tuple, float]]:
         return self.finder.find_indices(image, region)
@@ -129,10 +141,17 @@ class CardReader:
         """Class probabilities (n, classes) for square cuts around `boxes`."""
         if not boxes:
             return np.zeros((0, len(self._card_of)), dtype=np.float32)
-        crops = np.stack([square_crop(image, b, self.cls_size) for b in boxes])
-        batch = crops[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        outs = [self._cls(batch[i : i + CLS_BATCH]) for i in range(0, len(batch), CLS_BATCH)]
-        return np.concatenate(outs, axis=0)
+        return self.classify_crops(np.stack([square_crop(image, b, self.cls_size) for b in boxes]))
+
+    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
+        """Class probabilities (n, classes) of BGR cuts (n, size, size, 3)."""
+        probs = np.zeros((len(crops), len(self._card_of)), dtype=np.float32)
+        for t in range(self.turns):
+            turned = np.rot90(crops, t, axes=(1, 2)) if t else crops
+            batch = turned[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+            outs = np.concatenate([self._cls(batch[i : i + CLS_BATCH]) for i in range(0, len(batch), CLS_BATCH)])
+            np.add.at(probs, (slice(None), self._turned[t]), outs)
+        return probs / self.turns
 
     def corners_from(self, boxes_scores, probs: np.ndarray) -> list[Corner]:
         corners = []
@@ -229,6 +248,10 @@ def _model_version(model_dir: Path, meta: dict) -> str:
     for key in ("detector", "classifier"):
         pt = model_dir / meta[key]["files"]["pytorch"]
         digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
+    # How the weights are read changes the readings as much as the weights do.
+    reading = {k: meta.get(k) for k in ("det_conf", "det_iou", "bg_threshold", "min_confidence", "classify_turns")}
+    reading["input"] = meta["detector"].get("input")
+    digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"
 
 
