@@ -91,40 +91,45 @@ def reader():
 
 
 @pytest.fixture(scope="module")
-def rendered_read(reader):
-    """A rendered table of an unseen deck, 5 noisy frames through the real reader: (verdict, truth)."""
+def rendered_reads(reader):
+    """Eight rendered tables of an unseen deck, 5 noisy frames each, through the real reader:
+    [(verdict, truth)]."""
     from kiosk.synth.table import SeatLayout, TableLayout, render_table
     from kiosk.table.bench import _unseen_decks
     from kiosk.table.groundtruth import set_hands, shuffled_deck
     from kiosk.table.sources import Frame
 
     deck = (_unseen_decks() or ["kenney"])[0]
-    hands = set_hands(shuffled_deck(77))
-    scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in hands.items())), deck, 77,
-                         {"noise": 2.0, "blur": 0.4, "lighting": 0.15})
-    rng = np.random.default_rng(0)
-    frames = [Frame(np.clip(scene.image + rng.normal(0, 2, scene.image.shape), 0, 255).astype(np.uint8), i, i * 0.2, "r")
-              for i in range(5)]
-    [v] = TableRunner(load_config(None), frames, reader, Hub()).run_to_end()
-    want = [{"seat": s, **{r: list(c) for r, c in rows.items()}} for s, rows in hands.items()]
-    return v, want
+    out = []
+    for seed in range(77, 85):
+        hands = set_hands(shuffled_deck(seed))
+        scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in hands.items())), deck, seed,
+                             {"noise": 2.0, "blur": 0.4, "lighting": 0.15})
+        rng = np.random.default_rng(0)
+        frames = [Frame(np.clip(scene.image + rng.normal(0, 2, scene.image.shape), 0, 255).astype(np.uint8), i, i * 0.2, "r")
+                  for i in range(5)]
+        [v] = TableRunner(load_config(None), frames, reader, Hub()).run_to_end()
+        out.append((v, [{"seat": s, **{r: list(c) for r, c in rows.items()}} for s, rows in hands.items()]))
+    return out
 
 
 @pytest.mark.slow
 @needs_reader
-def test_real_reader_is_never_confidently_wrong_on_a_rendered_table(rendered_read):
-    v, want = rendered_read
-    if v.showdown["seats"] != want:
-        assert not v.confident and (v.needs_check or v.integrity), "a wrong read must be flagged"
-    if v.confident:
-        assert v.showdown["seats"] == want
+def test_real_reader_is_never_confidently_wrong_on_a_rendered_table(rendered_reads):
+    for v, want in rendered_reads:
+        if v.showdown["seats"] != want:
+            assert not v.confident and (v.needs_check or v.integrity), "a wrong read must be flagged"
+        if v.confident:
+            assert v.showdown["seats"] == want
 
 
 @pytest.mark.slow
 @needs_reader
-def test_real_reader_reads_a_rendered_table_exactly(rendered_read):
-    v, want = rendered_read
-    assert v.showdown["seats"] == want, (v.needs_check, v.integrity)
+def test_real_reader_reads_most_rendered_tables_exactly(rendered_reads):
+    """The shipped reader read 7 of these 8 tables exactly with kenney (the design a fresh clone has)
+    and 8 of 8 with anglo-poker; the rendered-hands bench, with smaller cards, reads 62% (docs/pipeline.md)."""
+    exact = [v.showdown["seats"] == want for v, want in rendered_reads]
+    assert sum(exact) >= 6, [(v.needs_check, v.integrity) for (v, _), ok in zip(rendered_reads, exact) if not ok]
 
 
 @pytest.fixture(scope="module")
