@@ -125,13 +125,11 @@ class CardReader:
                 self._card_of[i] = CLASS_NAMES.index(card)
                 self._orient_of[i] = int(k)
         # _turned[t][i]: the class a cut turned by t quarter turns reads as i stands for unturned.
-        index = {name: i for i, name in enumerate(names)}
+        index = {(int(c), int(k)): i for i, (c, k) in enumerate(zip(self._card_of, self._orient_of)) if c >= 0}
         self._turned = [np.arange(n) for _ in range(4)]
         for t in range(1, 4):
-            for i, name in enumerate(names):
-                card, _, k = name.rpartition(".")
-                if card in CLASS_NAMES:
-                    self._turned[t][i] = index.get(f"{card}.{(int(k) + t) % 4}", i)
+            for (c, k), i in index.items():
+                self._turned[t][i] = index.get((c, (k + t) % 4), i)
 
     def find_indices(self, image: np.ndarray, region: tuple[int, int, int, int]) -> list[tuple[tuple, float]]:
         return self.finder.find_indices(image, region)
