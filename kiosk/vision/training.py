@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kiosk.errors import KioskError
+from kiosk.vision.reader import DET_INPUT  # the size the detector is exported for: the size it reads at
 
 # No hub access on the kiosk or in CI: never let ultralytics try the network.
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -23,9 +24,6 @@ os.environ.setdefault("YOLO_OFFLINE", "1")
 DETECTOR = "index-detector"
 CLASSIFIER = "index-classifier"
 READER_JSON = "reader.json"
-# (h, w) the detector reads a frame at: a 1080p frame at full size. At 2/3 (736x1280) it was 30 ms
-# faster but lost the narrow index strips of tight fans (rendered hands: 29 of 60 exact, 37 at full size).
-DET_INPUT = (1088, 1920)
 
 
 @dataclass
