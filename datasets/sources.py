@@ -465,11 +465,34 @@ def cardsjs(only: list[str] | None = None) -> list[str]:
     return ["cardsjs"]
 
 
-FETCHED_SOURCES = {"jeuxcartes": jeuxcartes, "aisleriot": aisleriot, "kde": kde, "cardsjs": cardsjs}
+PROCEDURAL_DESIGNS = 40
+
+
+def procedural(only: list[str] | None = None, count: int = PROCEDURAL_DESIGNS) -> list[str]:
+    """Designs drawn by kiosk/synth/procedural.py from this machine's fonts (training variety; all one family)."""
+    from kiosk.synth.art import CACHED_ART, PROCEDURAL_FAMILY, write_deck
+    from kiosk.synth.procedural import make_design
+
+    made = []
+    for seed in range(count):
+        design = make_design(seed)
+        if only and design.id not in only:
+            continue
+        font = Path(design.font).name
+        write_deck(CACHED_ART / design.id, design.id, design.images, design.back,
+                   name=f"procedural design {seed} ({font})", family=PROCEDURAL_FAMILY,
+                   licence=f"generated (kiosk/synth/procedural.py); text in {font}",
+                   source=f"kiosk.synth.procedural.make_design({seed})", index=design.index)
+        made.append(design.id)
+    return made
+
+
+FETCHED_SOURCES = {"jeuxcartes": jeuxcartes, "aisleriot": aisleriot, "kde": kde, "cardsjs": cardsjs,
+                   "procedural": procedural}
 
 
 def fetch_all(only: list[str] | None = None) -> dict[str, list[str]]:
-    """Every fetched source, or those named in `only` (jeuxcartes, aisleriot, kde, cardsjs; kennard and
+    """Every fetched source, or those named in `only` (jeuxcartes, aisleriot, kde, cardsjs, procedural; kennard and
     kenney re-render the committed CC0 art)."""
     made = {}
     for name, fn in {**COMMITTED_SOURCES, **FETCHED_SOURCES}.items():

@@ -32,6 +32,7 @@ COMMITTED_ART = REPO_ROOT / "datasets" / "art"
 CACHED_ART = REPO_ROOT / "datasets" / "cache" / "art"
 
 Box = tuple[float, float, float, float]
+PROCEDURAL_FAMILY = "procedural"
 MIN_CARDS = 40  # a design is used when at least this many of its cards have a measured index
 
 
@@ -81,15 +82,22 @@ def _deck_folders() -> dict[str, Path]:
     return found
 
 
-def list_decks(committed_only: bool = False) -> list[str]:
+def list_decks(committed_only: bool = False, procedural: bool = False) -> list[str]:
     """Design ids available on this machine (committed ones always, fetched when cached),
-    leaving out designs with fewer than MIN_CARDS measured cards."""
+    leaving out designs with fewer than MIN_CARDS measured cards.
+
+    Procedural designs (`kiosk.synth.procedural`) are listed only with `procedural=True`: a data
+    set takes them when named, so the commands of earlier sets keep their lists of designs.
+    """
     ids = []
     for deck_id, folder in _deck_folders().items():
         if committed_only and folder.parent != COMMITTED_ART:
             continue
-        if len(json.loads((folder / "deck.json").read_text())["cards"]) < MIN_CARDS:
+        meta = json.loads((folder / "deck.json").read_text())
+        if len(meta["cards"]) < MIN_CARDS:
             continue  # too few cards with a measured index to be a deck worth training on
+        if meta.get("family") == PROCEDURAL_FAMILY and not procedural:
+            continue
         ids.append(deck_id)
     return sorted(ids)
 
@@ -358,8 +366,12 @@ def write_deck(
     licence: str,
     source: str,
     height: int | None = None,
+    index: dict[str, tuple[Box, ...]] | None = None,
 ) -> dict:
     """Write a design folder: PNGs (resized to `height` px tall) and deck.json with measured indices.
+
+    `index` gives the boxes of designs that know where they drew their indices (procedural ones,
+    at the PNGs' size): used as they are, not measured.
 
     Cards whose index cannot be found (e.g. a joker with no corner index) are listed under
     "skipped" and not used (their PNG is kept so `remeasure` can try again).
@@ -375,6 +387,8 @@ def write_deck(
 
     meta = {"id": deck_id, "name": name, "family": family, "licence": licence, "source": source,
             "back": "back.png", "cards": {}, "skipped": {}}
+    if index:
+        meta["index_boxes"] = "drawn"  # known exactly: `remeasure` leaves them
     ref_size = None
     for card in CLASS_NAMES:
         if card not in images:
@@ -384,13 +398,14 @@ def write_deck(
             ref_size = img.shape[:2]
         elif img.shape[:2] != ref_size:
             img = cv2.resize(img, (ref_size[1], ref_size[0]), interpolation=cv2.INTER_AREA)
-        boxes = measure_index(img, max_width=0.55 if card == "Jk" else 0.33)
+        boxes = index[card] if index else measure_index(img, max_width=0.55 if card == "Jk" else 0.33)
         cv2.imwrite(str(folder / f"{card}.png"), img, [cv2.IMWRITE_PNG_COMPRESSION, 9])
         if not boxes:
             meta["skipped"][card] = "no corner index found"
             continue
         meta["cards"][card] = {"file": f"{card}.png", "index": [[round(v, 1) for v in b] for b in boxes]}
-    drop_outliers(meta)
+    if not index:
+        drop_outliers(meta)
     back = sized(back)
     if ref_size is not None and back.shape[:2] != ref_size:
         back = cv2.resize(back, (ref_size[1], ref_size[0]), interpolation=cv2.INTER_AREA)
@@ -404,6 +419,8 @@ def remeasure(deck_id: str) -> dict:
     """Measure the index boxes of a design folder again from its PNGs (after the measuring changed)."""
     folder = _deck_folders()[deck_id]
     meta = json.loads((folder / "deck.json").read_text())
+    if meta.get("index_boxes") == "drawn":
+        return meta
     skipped = meta.setdefault("skipped", {})
     for card in list(meta["cards"]) + [c for c in list(skipped) if (folder / f"{c}.png").exists()]:
         entry = meta["cards"].get(card, {"file": f"{card}.png"})

@@ -1,0 +1,283 @@
+"""Procedural deck designs: cards drawn from the machine's fonts and parametric suit shapes.
+
+Real designs are few (tens), and an index reader trained on tens of fonts learns those fonts.
+Each procedural design draws a random font, index size and layout, ink colours (two or four
+colours), suit shapes, pip size and court art, so the reader sees many more ways to print
+"rank over suit" than the fetched designs hold. The pictures are the generator's output
+(no third-party art): `make_design(seed)` gives the same design on any machine with the same
+fonts; without TrueType fonts it falls back to OpenCV's Hershey fonts.
+
+>>> design = make_design(3, height=140)
+>>> sorted(design.images)[:3], design.images["As"].shape
+(['2c', '2d', '2h'], (140, 103, 4))
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from kiosk.cards import CLASS_NAMES
+
+FONT_GLOBS = ("/usr/share/fonts/truetype/*/*.ttf", "/usr/share/fonts/truetype/*.ttf", "/usr/share/fonts/TTF/*.ttf")
+RANK_TEXT = {"T": "10", "J": "J", "Q": "Q", "K": "K", "A": "A"}
+# Pip centres of number cards on a 3-column grid, (column -1..1, row 0..1 from top to bottom).
+PIPS = {
+    2: [(0, 0), (0, 1)],
+    3: [(0, 0), (0, 0.5), (0, 1)],
+    4: [(-1, 0), (1, 0), (-1, 1), (1, 1)],
+    5: [(-1, 0), (1, 0), (0, 0.5), (-1, 1), (1, 1)],
+    6: [(-1, 0), (1, 0), (-1, 0.5), (1, 0.5), (-1, 1), (1, 1)],
+    7: [(-1, 0), (1, 0), (0, 0.25), (-1, 0.5), (1, 0.5), (-1, 1), (1, 1)],
+    8: [(-1, 0), (1, 0), (0, 0.25), (-1, 0.5), (1, 0.5), (0, 0.75), (-1, 1), (1, 1)],
+    9: [(-1, 0), (1, 0), (-1, 1 / 3), (1, 1 / 3), (0, 0.5), (-1, 2 / 3), (1, 2 / 3), (-1, 1), (1, 1)],
+    10: [(-1, 0), (1, 0), (0, 1 / 6), (-1, 1 / 3), (1, 1 / 3), (-1, 2 / 3), (1, 2 / 3), (0, 5 / 6), (-1, 1), (1, 1)],
+}
+
+
+@dataclass(frozen=True)
+class Design:
+    id: str
+    font: str  # font file, or "hershey-N"
+    images: dict[str, np.ndarray]  # card class -> BGRA
+    back: np.ndarray
+    index: dict[str, tuple[tuple[float, float, float, float], ...]]  # the corner-index boxes as drawn
+
+
+@lru_cache(maxsize=1)
+def system_fonts() -> tuple[str, ...]:
+    """TrueType fonts on this machine with Latin capitals and digits (sorted: the same list on the same machine)."""
+    found = sorted({p for g in FONT_GLOBS for p in glob.glob(g)})
+    return tuple(p for p in found if "Math" not in p)
+
+
+def _pil():
+    try:
+        from PIL import Image, ImageDraw, ImageFont
+    except ImportError:  # pillow comes with ultralytics; without it the Hershey fonts draw the text
+        return None
+    return Image, ImageDraw, ImageFont
+
+
+def text_mask(text: str, font: str, height: int, squeeze: float = 1.0) -> np.ndarray:
+    """Ink mask (uint8 0/255) of `text`, cropped to its ink and scaled to `height` px tall."""
+    pil = _pil()
+    if font.startswith("hershey") or pil is None:
+        face = int(font.split("-")[1]) if font.startswith("hershey-") else cv2.FONT_HERSHEY_DUPLEX
+        canvas = np.zeros((200, 120 * len(text) + 40), np.uint8)
+        cv2.putText(canvas, text, (10, 150), face, 4.0, 255, 9, cv2.LINE_AA)
+    else:
+        Image, ImageDraw, ImageFont = pil
+        f = ImageFont.truetype(font, 160)
+        img = Image.new("L", (140 * len(text) + 80, 260), 0)
+        ImageDraw.Draw(img).text((20, 20), text, fill=255, font=f)
+        canvas = np.array(img)
+    ys, xs = np.nonzero(canvas > 40)
+    canvas = canvas[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+    h, w = canvas.shape
+    out_w = max(1, round(w * height / h * squeeze))
+    return cv2.resize(canvas, (out_w, height), interpolation=cv2.INTER_AREA)
+
+
+def suit_mask(suit: str, size: int, style: dict) -> np.ndarray:
+    """Ink mask of a suit symbol, `size` px tall, in one of a few parametric shapes."""
+    s = 200
+    m = np.zeros((s, s), np.uint8)
+    fat = style["fat"]  # 0.85..1.15: wider or narrower shapes
+    if suit == "d":
+        w = 0.36 * s * style["diamond"]
+        pts = np.array([[s / 2, 4], [s / 2 + w, s / 2], [s / 2, s - 4], [s / 2 - w, s / 2]], np.int32)
+        cv2.fillPoly(m, [pts], 255, cv2.LINE_AA)
+    elif suit in "hs":
+        r = 0.25 * s * fat
+        cx1, cx2, cy = s / 2 - r * 0.95, s / 2 + r * 0.95, s * 0.36
+        cv2.circle(m, (int(cx1), int(cy)), int(r), 255, -1, cv2.LINE_AA)
+        cv2.circle(m, (int(cx2), int(cy)), int(r), 255, -1, cv2.LINE_AA)
+        tip = s * (0.97 if suit == "h" else 0.84)
+        pts = np.array([[cx1 - r * 0.98, cy + r * 0.25], [cx2 + r * 0.98, cy + r * 0.25], [s / 2, tip]], np.int32)
+        cv2.fillPoly(m, [pts], 255, cv2.LINE_AA)
+        if suit == "s":
+            m = np.ascontiguousarray(m[::-1])  # a spade is an upturned heart on a stem
+            m = np.roll(m, -int(0.1 * s), axis=0)
+            stem = np.array([[s / 2, s * 0.62], [s / 2 + s * 0.13 * style["stem"], s - 2],
+                             [s / 2 - s * 0.13 * style["stem"], s - 2]], np.int32)
+            cv2.fillPoly(m, [stem], 255, cv2.LINE_AA)
+    else:  # club: three leaves on a stem
+        r = int(0.2 * s * fat)
+        for cx, cy in ((s / 2, s * 0.28), (s / 2 - r * 1.15, s * 0.55), (s / 2 + r * 1.15, s * 0.55)):
+            cv2.circle(m, (int(cx), int(cy)), r, 255, -1, cv2.LINE_AA)
+        stem = np.array([[s / 2, s * 0.45], [s / 2 + s * 0.13 * style["stem"], s - 2],
+                         [s / 2 - s * 0.13 * style["stem"], s - 2]], np.int32)
+        cv2.fillPoly(m, [stem], 255, cv2.LINE_AA)
+    ys, xs = np.nonzero(m > 40)
+    m = m[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+    h, w = m.shape
+    return cv2.resize(m, (max(1, round(w * size / h)), size), interpolation=cv2.INTER_AREA)
+
+
+def _stamp(card: np.ndarray, mask: np.ndarray, x: int, y: int, colour) -> None:
+    """Paint `colour` through `mask` with its top-left at (x, y), clipped to the card."""
+    h, w = mask.shape
+    H, W = card.shape[:2]
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    a = mask[y0 - y: y1 - y, x0 - x: x1 - x].astype(np.float32)[..., None] / 255.0
+    region = card[y0:y1, x0:x1, :3].astype(np.float32)
+    card[y0:y1, x0:x1, :3] = (region * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)
+
+
+def _colour(rng: np.random.Generator, *ranges) -> tuple[int, ...]:
+    """A BGR colour, each channel drawn from its (low, high) range."""
+    return tuple(int(rng.uniform(lo, hi)) for lo, hi in ranges)
+
+
+def _style(rng: np.random.Generator) -> dict:
+    fonts = system_fonts()
+    font = str(rng.choice(fonts)) if fonts and rng.random() < 0.9 else f"hershey-{int(rng.choice([0, 2, 3, 4, 6]))}"
+    big = rng.random() < 0.25
+    red = _colour(rng, (0, 60), (0, 40), (150, 235))
+    if rng.random() < 0.8:
+        grey = int(rng.uniform(0, 70))
+        black = (grey, grey, grey)
+    else:  # navy or brown-black ink
+        black = _colour(rng, (40, 110), (10, 50), (0, 40))
+    colours = {"h": red, "d": red, "s": black, "c": black}
+    if rng.random() < 0.2:  # four-colour deck: green clubs, orange or blue diamonds
+        colours["c"] = _colour(rng, (0, 60), (100, 160), (0, 50))
+        blue = rng.random() < 0.7
+        colours["d"] = _colour(rng, (150, 220), (60, 120), (0, 40)) if blue else _colour(rng, (0, 40), (100, 160), (200, 250))
+    paper = tuple(int(v) for v in rng.uniform([225, 235, 238], [250, 252, 255]))
+    return {
+        "font": font,
+        "rank_h": rng.uniform(0.14, 0.2) if big else rng.uniform(0.065, 0.12),
+        "suit_scale": rng.uniform(0.55, 1.05),
+        "gap": rng.uniform(0.02, 0.25),
+        "margin_x": rng.uniform(0.03, 0.09),
+        "margin_y": rng.uniform(0.025, 0.07),
+        "squeeze": rng.uniform(0.75, 1.15),
+        "ten_squeeze": rng.uniform(0.55, 0.85),
+        "pip": rng.uniform(0.13, 0.21),
+        "ace_pip": rng.uniform(0.25, 0.5),
+        "fat": rng.uniform(0.85, 1.12),
+        "diamond": rng.uniform(0.75, 1.1),
+        "stem": rng.uniform(0.6, 1.3),
+        "colours": colours,
+        "paper": paper,
+        "border": rng.random() < 0.5,
+        "court_hue": int(rng.integers(0, 180)),
+        "centre_index": rng.random() < 0.15,  # big index only, no pips (like jumbo-index decks)
+    }
+
+
+def _index_mask(card: str, st: dict, H: int) -> np.ndarray:
+    rank, suit = card[0], card[1]
+    rh = max(6, round(st["rank_h"] * H))
+    text = RANK_TEXT.get(rank, rank)
+    r = text_mask(text, st["font"], rh, st["squeeze"] * (st["ten_squeeze"] if text == "10" else 1.0))
+    s = suit_mask(suit, max(5, round(rh * st["suit_scale"])), st)
+    gap = round(st["gap"] * rh)
+    w = max(r.shape[1], s.shape[1])
+    out = np.zeros((r.shape[0] + gap + s.shape[0], w), np.uint8)
+    out[: r.shape[0], (w - r.shape[1]) // 2: (w - r.shape[1]) // 2 + r.shape[1]] = r
+    out[r.shape[0] + gap:, (w - s.shape[1]) // 2: (w - s.shape[1]) // 2 + s.shape[1]] = s
+    return out
+
+
+def _court_art(card: np.ndarray, box, st: dict, rng: np.random.Generator, letter: str) -> None:
+    """Stripes, blobs and a big letter in a frame: picture-like ink that is not an index."""
+    x0, y0, x1, y1 = box
+    art = card[y0:y1, x0:x1]  # a view: drawing stays inside the frame
+    w, h = x1 - x0, y1 - y0
+    hue = (st["court_hue"] + int(rng.integers(-20, 20))) % 180
+    for _ in range(int(rng.integers(6, 14))):
+        colour = cv2.cvtColor(np.uint8([[[int((hue + rng.integers(0, 90)) % 180), int(rng.integers(80, 255)),
+                                          int(rng.integers(60, 230))]]]), cv2.COLOR_HSV2BGR)[0, 0]
+        centre = (int(rng.integers(0, w)), int(rng.integers(0, h // 2)))
+        axes = (int(rng.integers(4, max(5, w // 3))), int(rng.integers(4, max(5, h // 5))))
+        cv2.ellipse(art, centre, axes, float(rng.uniform(0, 180)), 0, 360, (*map(int, colour), 255), -1, cv2.LINE_AA)
+    half = art[: h // 2].copy()
+    art[h - half.shape[0]:] = half[::-1, ::-1]  # courts are printed head to foot
+    cv2.rectangle(art, (0, 0), (w - 1, h - 1), (*map(int, st["colours"]["s"]), 255), max(1, w // 60))
+    if rng.random() < 0.6:
+        m = text_mask(letter, st["font"], max(6, h // 5))
+        _stamp(art, m, 4, 4, st["colours"]["s"])
+
+
+def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> tuple[np.ndarray, tuple]:
+    """The card's picture (BGRA) and its two corner-index boxes, as drawn."""
+    img = np.zeros((H, W, 4), np.uint8)
+    radius = max(2, round(0.055 * W))
+    alpha = np.zeros((H, W), np.uint8)
+    cv2.rectangle(alpha, (radius, 0), (W - 1 - radius, H - 1), 255, -1)
+    cv2.rectangle(alpha, (0, radius), (W - 1, H - 1 - radius), 255, -1)
+    for cx in (radius, W - 1 - radius):
+        for cy in (radius, H - 1 - radius):
+            cv2.circle(alpha, (cx, cy), radius, 255, -1, cv2.LINE_AA)
+    img[..., :3] = st["paper"]
+    img[..., 3] = alpha
+    if st["border"]:
+        cv2.rectangle(img, (2, 2), (W - 3, H - 3), (160, 160, 160, 255), 1)
+    colour = st["colours"]["s"] if card == "Jk" else st["colours"][card[1]]
+    mx, my = round(st["margin_x"] * W), round(st["margin_y"] * H)
+    if card == "Jk":
+        word = text_mask("J", st["font"], max(6, round(st["rank_h"] * H * 0.6)))
+        letters = [text_mask(ch, st["font"], word.shape[0]) for ch in "JOKER"]
+        y, width = my, max(m.shape[1] for m in letters)
+        for m in letters:  # the joker's corner prints JOKER down the side
+            x = mx + (width - m.shape[1]) // 2
+            _stamp(img, m, x, y, colour)
+            _stamp(img, m[::-1, ::-1], W - x - m.shape[1], H - y - m.shape[0], colour)
+            y += m.shape[0] + max(1, m.shape[0] // 6)
+        y -= max(1, letters[-1].shape[0] // 6)
+        _court_art(img, (round(0.3 * W), round(0.2 * H), round(0.8 * W), round(0.8 * H)), st, rng, "?")
+        return img, ((mx, my, mx + width, y), (W - mx - width, H - y, W - mx, H - my))
+    index = _index_mask(card, st, H)
+    ih, iw = index.shape
+    _stamp(img, index, mx, my, colour)
+    _stamp(img, index[::-1, ::-1], W - mx - iw, H - my - ih, colour)
+    boxes = ((mx, my, mx + iw, my + ih), (W - mx - iw, H - my - ih, W - mx, H - my))
+    rank = card[0]
+    left, right = mx + iw + round(0.04 * W), W - mx - iw - round(0.04 * W)
+    top, bottom = round(0.12 * H), H - round(0.12 * H)
+    if st["centre_index"] and rank not in "JQK":
+        pip = suit_mask(card[1], round(0.35 * H), st)
+        _stamp(img, pip, (W - pip.shape[1]) // 2, (H - pip.shape[0]) // 2, colour)
+        return img, boxes
+    if rank == "A":
+        pip = suit_mask(card[1], min(round(st["ace_pip"] * W * 1.3), right - left), st)
+        _stamp(img, pip, (W - pip.shape[1]) // 2, (H - pip.shape[0]) // 2, colour)
+    elif rank in "JQK":
+        _court_art(img, (left, top, right, bottom), st, rng, rank)
+    else:
+        n = 10 if rank == "T" else int(rank)
+        size = min(round(st["pip"] * W), round((bottom - top) / (4.2 if n < 9 else 5.2)), round((right - left) / 3))
+        pip = suit_mask(card[1], size, st)
+        span_x = (right - left - pip.shape[1]) / 2
+        for col, row in PIPS[n]:
+            cx = W / 2 + col * span_x * 0.85
+            cy = top + pip.shape[0] / 2 + row * (bottom - top - pip.shape[0])
+            m = pip if row <= 0.5 else pip[::-1, ::-1]
+            _stamp(img, m, round(cx - m.shape[1] / 2), round(cy - m.shape[0] / 2), colour)
+    return img, boxes
+
+
+def make_design(seed: int, height: int = 240) -> Design:
+    """One procedural design (53 cards and a back), the same for the same seed and fonts."""
+    rng = np.random.default_rng([seed, 52])
+    st = _style(rng)
+    W = round(height * rng.uniform(0.69, 0.74))
+    drawn = {card: draw_card(card, st, W, height, rng) for card in CLASS_NAMES}
+    images = {card: img for card, (img, _) in drawn.items()}
+    back = images["2c"].copy()
+    back[..., :3] = cv2.cvtColor(np.uint8([[[st["court_hue"], 200, 140]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    for k in range(-height, W, max(4, W // 12)):  # a lattice back
+        cv2.line(back, (k, 0), (k + height, height), (255, 255, 255, 255), 1, cv2.LINE_AA)
+        cv2.line(back, (k + height, 0), (k, height), (255, 255, 255, 255), 1, cv2.LINE_AA)
+    back[..., 3] = images["2c"][..., 3]
+    index = {card: tuple(tuple(float(v) for v in b) for b in boxes) for card, (_, boxes) in drawn.items()}
+    return Design(f"procedural-{seed:03d}", st["font"], images, back, index)
