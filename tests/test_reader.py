@@ -209,15 +209,17 @@ def test_model_version_names_the_weights(reader):
 
 def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another
-    detector input size or with another number of turns reads differently, so it is another version."""
+    detector input size, with another number of turns or with(out) the gap probe reads differently,
+    so it is another version."""
     from kiosk.vision.reader import _model_version, read_meta
 
     meta = read_meta(MODELS)
     same = _model_version(MODELS, json.loads(json.dumps(meta)))
     turned = _model_version(MODELS, {**meta, "classify_turns": int(meta.get("classify_turns", 1)) + 1})
     bigger = _model_version(MODELS, {**meta, "detector": {**meta["detector"], "input": [2176, 3840]}})
+    probing = _model_version(MODELS, {**meta, "probe_gaps": not meta.get("probe_gaps", False)})
     assert same == _model_version(MODELS, meta)
-    assert len({same, turned, bigger}) == 3
+    assert len({same, turned, bigger, probing}) == 4
 
 
 def test_bad_frame_is_a_clear_error(reader):
@@ -302,3 +304,41 @@ def test_four_index_deck_card_is_one_reading():
     corners = [corner_at(*tl, 0, p), corner_at(*tr, 0, p), corner_at(*br, 2, p), corner_at(*bl, 2, p)]
     cards = merge_corners(corners, (1920, 1080))
     assert len(cards) == 1 and len(cards[0].corners) == 4
+
+
+@pytest.mark.slow
+def test_an_index_missed_in_a_fanned_row_is_read_in_the_gap_and_never_made_sure(reader):
+    """kiosk.vision.gaps: take a found index out of the middle of a fanned row (as if the detector had
+    missed it); the reader looks where the row's step puts it, reads the same card there, and that
+    card's confidence stays under the table's doubtful line (a filled gap always asks the dealer)."""
+    from kiosk.synth.table import SeatLayout, TableLayout, render_table
+    from kiosk.table.bench import _unseen_decks
+    from kiosk.table.config import Stabilizer
+    from kiosk.table.groundtruth import set_hands, shuffled_deck
+    from kiosk.vision.gaps import gap_boxes
+    from kiosk.vision.geometry import iou
+
+    layout = set_hands(shuffled_deck(7))
+    scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in layout.items())),
+                         _unseen_decks(str(MODELS))[0], 7, {"preset": "random", "perspective": 0.03, "rotation": 3.0,
+                                                            "hands": 0, "card_height": 110}, reverse_fan=0.0)
+    h, w = scene.image.shape[:2]
+    found = reader.find_indices(scene.image, (0, 0, w, h))
+    corners = reader.corners_from(found, reader.classify(scene.image, [b for b, _ in found]))
+    recovered = 0
+    tried = 0
+    for i, hidden in enumerate(corners):
+        rest = corners[:i] + corners[i + 1:]
+        if not any(iou(box, hidden.box) > 0.5 for box, _k in gap_boxes(rest)):
+            continue  # not in the middle of a row
+        tried += 1
+        again = [c for c in reader.read_gaps(scene.image, rest) if iou(c.box, hidden.box) > 0.5]
+        if again and np.argmax(again[0].card_probs) == np.argmax(hidden.card_probs):
+            recovered += 1
+            cards = merge_corners(rest + again, (w, h))
+            filled = [d for d in cards if any(iou(c, again[0].box) > 0.9 for c in d.corners)]
+            assert filled and filled[0].confidence < Stabilizer().min_confidence, filled
+        if tried == 10:
+            break
+    assert tried >= 5, "a showdown's fanned rows should have indices with neighbours on both sides"
+    assert recovered >= 0.8 * tried, f"read {recovered} of {tried} taken-out indices in their gap"

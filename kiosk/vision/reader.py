@@ -27,6 +27,7 @@ from kiosk.cards import CLASS_NAMES
 from kiosk.errors import KioskError
 from kiosk.vision.backends import BACKENDS, open_runner
 from kiosk.vision.detections import Detections
+from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
 from kiosk.vision.geometry import square_crop
 from kiosk.vision.merge import Corner, merge_corners
 
@@ -115,6 +116,8 @@ class CardReader:
         # Read each cut at this many quarter turns and average: the classes are card x
         # orientation, so a turned cut is the same card in another orientation class.
         self.turns = int(meta.get("classify_turns", 1))
+        # Look again in the gaps of fanned rows where the row's step says an index is (kiosk.vision.gaps).
+        self.probe_gaps = bool(meta.get("probe_gaps", False))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta)
 
@@ -169,6 +172,16 @@ class CardReader:
             corners.append(Corner(box, score, card_probs, k, float(orient_probs[k] / max(card_probs.sum(), 1e-9))))
         return corners
 
+    def read_gaps(self, image: np.ndarray, corners: list[Corner], rois=None) -> list[Corner]:
+        """Corners read in the gaps of fanned rows (only where the classifier sees a card of the row's orientation)."""
+        places = [(box, k) for box, k in gap_boxes(corners) if rois is None or _inside_any(box, rois)]
+        if not places:
+            return []
+        probs = self.classify(image, [box for box, _ in places])
+        found = self.corners_from([(box, PROBE_SCORE) for box, _ in places], probs)
+        want = {tuple(box): k for box, k in places}
+        return [c for c in found if c.orient == want[tuple(c.box)]]
+
     def read_picture(self, image_bgr: np.ndarray, source: str = "") -> Detections:
         """One picture on its own: only the readings sure enough to report (`report_confidence`)."""
         dets = self.read(image_bgr, source=source)
@@ -204,12 +217,18 @@ class CardReader:
         t1 = time.perf_counter()
         probs = self.classify(image, [b for b, _ in found])
         corners = self.corners_from(found, probs)
+        probed = 0
+        if self.probe_gaps:
+            extra = self.read_gaps(image, corners, clean_rois)
+            corners += extra
+            probed = len(extra)
         cards = [c for c in merge_corners(corners, (w, h)) if c.confidence >= self.min_confidence]
         t2 = time.perf_counter()
         meta = {
             "backend": self.backend,
             "model": self.model_version,
             "indices": len(found),
+            "gap_reads": probed,
             "ms_detect": round((t1 - t0) * 1000, 1),
             "ms_classify": round((t2 - t1) * 1000, 1),
         }
@@ -251,6 +270,8 @@ def _model_version(model_dir: Path, meta: dict) -> str:
         digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
     # How the weights are read changes the readings as much as the weights do.
     reading = {k: meta.get(k) for k in ("det_conf", "det_iou", "bg_threshold", "min_confidence", "classify_turns")}
+    if meta.get("probe_gaps"):
+        reading["probe_gaps"] = True
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"
