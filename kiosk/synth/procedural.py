@@ -50,7 +50,7 @@ class Design:
 
 @lru_cache(maxsize=1)
 def system_fonts() -> tuple[str, ...]:
-    """TrueType fonts on this machine with Latin capitals and digits (sorted: the same list on the same machine)."""
+    """TrueType fonts on this machine, sorted (the same list on the same machine); math fonts left out."""
     found = sorted({p for g in FONT_GLOBS for p in glob.glob(g)})
     return tuple(p for p in found if "Math" not in p)
 
@@ -76,18 +76,22 @@ def text_mask(text: str, font: str, height: int, squeeze: float = 1.0) -> np.nda
         img = Image.new("L", (140 * len(text) + 80, 260), 0)
         ImageDraw.Draw(img).text((20, 20), text, fill=255, font=f)
         canvas = np.array(img)
-    ys, xs = np.nonzero(canvas > 40)
-    canvas = canvas[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
-    h, w = canvas.shape
-    out_w = max(1, round(w * height / h * squeeze))
-    return cv2.resize(canvas, (out_w, height), interpolation=cv2.INTER_AREA)
+    return _fit_height(canvas, height, squeeze)
+
+
+def _fit_height(mask: np.ndarray, height: int, squeeze: float = 1.0) -> np.ndarray:
+    """`mask` cropped to its ink and scaled to `height` px tall (its width also by `squeeze`)."""
+    ys, xs = np.nonzero(mask > 40)
+    mask = mask[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+    h, w = mask.shape
+    return cv2.resize(mask, (max(1, round(w * height / h * squeeze)), height), interpolation=cv2.INTER_AREA)
 
 
 def suit_mask(suit: str, size: int, style: dict) -> np.ndarray:
     """Ink mask of a suit symbol, `size` px tall, in one of a few parametric shapes."""
     s = 200
     m = np.zeros((s, s), np.uint8)
-    fat = style["fat"]  # 0.85..1.15: wider or narrower shapes
+    fat = style["fat"]  # 0.85..1.12: narrower or wider shapes
     if suit == "d":
         w = 0.36 * s * style["diamond"]
         pts = np.array([[s / 2, 4], [s / 2 + w, s / 2], [s / 2, s - 4], [s / 2 - w, s / 2]], np.int32)
@@ -113,10 +117,7 @@ def suit_mask(suit: str, size: int, style: dict) -> np.ndarray:
         stem = np.array([[s / 2, s * 0.45], [s / 2 + s * 0.13 * style["stem"], s - 2],
                          [s / 2 - s * 0.13 * style["stem"], s - 2]], np.int32)
         cv2.fillPoly(m, [stem], 255, cv2.LINE_AA)
-    ys, xs = np.nonzero(m > 40)
-    m = m[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
-    h, w = m.shape
-    return cv2.resize(m, (max(1, round(w * size / h)), size), interpolation=cv2.INTER_AREA)
+    return _fit_height(m, size)
 
 
 def _stamp(card: np.ndarray, mask: np.ndarray, x: int, y: int, colour) -> None:
