@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 
 from kiosk.vision.geometry import box_center, index_size
+from kiosk.vision.merge import ORIENT_SURE  # only indices whose orientation is sure set a row's step
 
 PROBE_SCORE = 0.19  # the detector score given to a probed place (merge caps confidence at 0.6 + score)
-ORIENT_SURE = 0.6  # only indices whose orientation the classifier is sure of set a row's step
 SIZE_MATCH = 1.3  # neighbours in a row are within this size ratio
 STEP_RANGE = (0.45, 2.6)  # a row's step, in index lengths
 NEAR = 0.35  # "an index is there": within this share of the step
