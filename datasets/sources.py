@@ -465,7 +465,7 @@ def cardsjs(only: list[str] | None = None) -> list[str]:
     return ["cardsjs"]
 
 
-PROCEDURAL_DESIGNS = 40
+PROCEDURAL_DESIGNS = 80
 
 
 def procedural(only: list[str] | None = None, count: int = PROCEDURAL_DESIGNS) -> list[str]:

@@ -14,9 +14,9 @@ from kiosk.synth.procedural import make_design
 from kiosk.vision.geometry import iou
 
 
-@pytest.fixture(scope="module")
-def design():
-    return make_design(5, height=200)
+@pytest.fixture(scope="module", params=[5, 43, 59], ids=["first-generation", "suit-beside-rank", "slanted"])
+def design(request):
+    return make_design(request.param, height=200)
 
 
 def _ink(image: np.ndarray, paper) -> np.ndarray:
@@ -29,8 +29,11 @@ def test_every_card_and_the_back_are_drawn(design):
     assert len(shapes) == 1 and shapes.pop()[2] == 4
 
 
-def test_drawn_index_boxes_agree_with_an_independent_measurement(design):
-    """The boxes the generator reports are where the ink is: the art measurement finds the same corners."""
+@pytest.mark.parametrize("seed", [5, 59])
+def test_drawn_index_boxes_agree_with_an_independent_measurement(seed):
+    """The boxes the generator reports are where the ink is: the art measurement finds the same corners.
+    (The measurement reads rank-over-suit indices only; a suit beside the rank is why boxes are drawn.)"""
+    design = make_design(seed, height=200)
     agree = 0
     for card in CLASS_NAMES[:52]:
         measured = measure_index(design.images[card])
@@ -90,3 +93,21 @@ def test_a_written_procedural_design_renders_in_a_scene_and_keeps_its_drawn_boxe
         art.load_deck.cache_clear()
     assert json.loads((folder / "deck.json").read_text())["family"] == "procedural"
     assert os.path.exists(folder / "back.png")
+
+
+def test_the_second_generation_prints_the_suit_beside_the_rank_and_cards_on_some_backs():
+    """Seed 43 prints its suit beside the rank (index box wider than tall) and pictures cards on its back;
+    seed 5, of the first generation, keeps the rank over the suit and a plain lattice back."""
+    beside, first = make_design(43, height=200), make_design(5, height=200)
+    x1, y1, x2, y2 = beside.index["7h"][0]
+    assert x2 - x1 > y2 - y1
+    x1, y1, x2, y2 = first.index["7h"][0]
+    assert y2 - y1 > x2 - x1
+
+    def paper_share(back):  # the cards pictured on the back show their paper; a lattice back only thin lines
+        h, w = back.shape[:2]
+        centre = back[h // 4: 3 * h // 4, w // 4: 3 * w // 4, :3].astype(int)
+        paper = np.median(beside.images["As"][..., :3].reshape(-1, 3), axis=0)
+        return (np.abs(centre - paper).sum(axis=2) < 30).mean()
+
+    assert paper_share(beside.back) > 0.45 and paper_share(first.back) < 0.3  # measured: 0.68, 0.15

@@ -3,7 +3,10 @@
 Real designs are few (tens), and an index reader trained on tens of fonts learns those fonts.
 Each procedural design draws a random font, index size and layout, ink colours (two or four
 colours), suit shapes, pip size and court art, so the reader sees many more ways to print
-"rank over suit" than the fetched designs hold. The pictures are the generator's output
+"rank over suit" than the fetched designs hold. Designs from seed 40 on (`SECOND_GENERATION`) also
+draw, from a second random stream so seeds 0-39 stay as they were, the suit beside the rank,
+bolder or thinner and slanted type, and backs that show a fan of the design's own cards (a face-down
+card must not be read as the cards pictured on it). The pictures are the generator's output
 (no third-party art): `make_design(seed)` gives the same design on any machine with the same
 fonts; without TrueType fonts it falls back to OpenCV's Hershey fonts.
 
@@ -37,6 +40,9 @@ PIPS = {
     9: [(-1, 0), (1, 0), (-1, 1 / 3), (1, 1 / 3), (0, 0.5), (-1, 2 / 3), (1, 2 / 3), (-1, 1), (1, 1)],
     10: [(-1, 0), (1, 0), (0, 1 / 6), (-1, 1 / 3), (1, 1 / 3), (-1, 2 / 3), (1, 2 / 3), (0, 5 / 6), (-1, 1), (1, 1)],
 }
+
+
+SECOND_GENERATION = 40  # designs from this seed on draw the second generation's variety
 
 
 @dataclass(frozen=True)
@@ -175,13 +181,49 @@ def _style(rng: np.random.Generator) -> dict:
     }
 
 
+def _second_generation(rng: np.random.Generator | None) -> dict:
+    """Index layout, type weight and slant, and the kind of back; all off without a stream (seeds 0-39)."""
+    if rng is None:
+        return {"side": False, "weight": 0, "slant": 0.0, "picture_back": False}
+    return {
+        "side": rng.random() < 0.25,  # the suit beside the rank, not under it
+        "weight": int(rng.choice([-1, 0, 0, 1, 2])),  # thinner or bolder strokes
+        "slant": float(rng.uniform(-0.28, -0.08)) if rng.random() < 0.25 else 0.0,  # italic type
+        "picture_back": rng.random() < 0.5,
+    }
+
+
+def _restyle(mask: np.ndarray, st: dict) -> np.ndarray:
+    """The rank's ink made bolder or thinner and slanted, as the design's type asks."""
+    h = mask.shape[0]
+    k = max(1, round(h * 0.05))
+    if st["weight"] > 0:
+        mask = cv2.dilate(mask, np.ones((k * st["weight"] + 1,) * 2, np.uint8))
+    elif st["weight"] < 0 and h >= 20:
+        thin = cv2.erode(mask, np.ones((k + 1,) * 2, np.uint8))
+        mask = thin if (thin > 40).sum() > 0.4 * (mask > 40).sum() else mask
+    if st["slant"]:
+        pad = round(abs(st["slant"]) * h) + 2
+        wide = cv2.copyMakeBorder(mask, 0, 0, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        shear = np.float32([[1, st["slant"], -st["slant"] * h / 2], [0, 1, 0]])
+        mask = _fit_height(cv2.warpAffine(wide, shear, (wide.shape[1], h), flags=cv2.INTER_LINEAR), h)
+    return mask
+
+
 def _index_mask(card: str, st: dict, H: int) -> np.ndarray:
     rank, suit = card[0], card[1]
     rh = max(6, round(st["rank_h"] * H))
     text = RANK_TEXT.get(rank, rank)
-    r = text_mask(text, st["font"], rh, st["squeeze"] * (st["ten_squeeze"] if text == "10" else 1.0))
-    s = suit_mask(suit, max(5, round(rh * st["suit_scale"])), st)
+    r = _restyle(text_mask(text, st["font"], rh, st["squeeze"] * (st["ten_squeeze"] if text == "10" else 1.0)), st)
     gap = round(st["gap"] * rh)
+    if st["side"]:
+        s = suit_mask(suit, max(5, round(rh * st["suit_scale"] * 0.85)), st)
+        out = np.zeros((max(r.shape[0], s.shape[0]), r.shape[1] + gap + s.shape[1]), np.uint8)
+        out[: r.shape[0], : r.shape[1]] = r
+        y = (r.shape[0] - s.shape[0]) // 2 if s.shape[0] < r.shape[0] else 0
+        out[y: y + s.shape[0], r.shape[1] + gap:] = s
+        return out
+    s = suit_mask(suit, max(5, round(rh * st["suit_scale"])), st)
     w = max(r.shape[1], s.shape[1])
     out = np.zeros((r.shape[0] + gap + s.shape[0], w), np.uint8)
     out[: r.shape[0], (w - r.shape[1]) // 2: (w - r.shape[1]) // 2 + r.shape[1]] = r
@@ -243,8 +285,10 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
     _stamp(img, index[::-1, ::-1], W - mx - iw, H - my - ih, colour)
     boxes = ((mx, my, mx + iw, my + ih), (W - mx - iw, H - my - ih, W - mx, H - my))
     rank = card[0]
-    left, right = mx + iw + round(0.04 * W), W - mx - iw - round(0.04 * W)
-    top, bottom = round(0.12 * H), H - round(0.12 * H)
+    column = min(iw, round(0.16 * W)) if st["side"] else iw  # a wide index sits above the pips instead
+    left, right = mx + column + round(0.04 * W), W - mx - column - round(0.04 * W)
+    top = max(round(0.12 * H), my + ih + round(0.02 * H)) if st["side"] else round(0.12 * H)
+    bottom = H - top
     if st["centre_index"] and rank not in "JQK":
         pip = suit_mask(card[1], round(0.35 * H), st)
         _stamp(img, pip, (W - pip.shape[1]) // 2, (H - pip.shape[0]) // 2, colour)
@@ -256,7 +300,7 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
         _court_art(img, (left, top, right, bottom), st, rng, rank)
     else:
         n = 10 if rank == "T" else int(rank)
-        size = min(round(st["pip"] * W), round((bottom - top) / (4.2 if n < 9 else 5.2)), round((right - left) / 3))
+        size = max(4, min(round(st["pip"] * W), round((bottom - top) / (4.2 if n < 9 else 5.2)), round((right - left) / 3)))
         pip = suit_mask(card[1], size, st)
         span_x = (right - left - pip.shape[1]) / 2
         for col, row in PIPS[n]:
@@ -267,10 +311,32 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
     return img, boxes
 
 
+def _picture_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.random.Generator) -> None:
+    """A framed fan of three to five of the design's own cards, drawn on the back (as some decks print)."""
+    H, W = back.shape[:2]
+    x0, y0 = round(0.08 * W), round(0.06 * H)
+    cv2.rectangle(back, (x0, y0), (W - 1 - x0, H - 1 - y0), (255, 255, 255, 255), max(1, W // 50))
+    cards = [str(c) for c in rng.choice(CLASS_NAMES[:52], size=int(rng.integers(3, 6)), replace=False)]
+    scale = rng.uniform(0.4, 0.55)
+    small = [cv2.resize(images[c], None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) for c in cards]
+    h, w = small[0].shape[:2]
+    spread = rng.uniform(10, 22)
+    for k, img in enumerate(small):
+        angle = (k - (len(small) - 1) / 2) * spread
+        centre = (W / 2 + (k - (len(small) - 1) / 2) * w * 0.18, H / 2)
+        m = cv2.getRotationMatrix2D((w / 2, h * 1.1), -angle, 1.0)  # fanned about a point below the cards
+        m[:, 2] += (centre[0] - w / 2, centre[1] - h / 2)
+        warped = cv2.warpAffine(img, m, (W, H), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+        a = warped[..., 3:4].astype(np.float32) / 255.0
+        back[..., :3] = (back[..., :3] * (1 - a) + warped[..., :3] * a).astype(np.uint8)
+
+
 def make_design(seed: int, height: int = 240) -> Design:
     """One procedural design (53 cards and a back), the same for the same seed and fonts."""
     rng = np.random.default_rng([seed, 52])
     st = _style(rng)
+    extra = np.random.default_rng([seed, 53]) if seed >= SECOND_GENERATION else None
+    st.update(_second_generation(extra))
     W = round(height * rng.uniform(0.69, 0.74))
     drawn = {card: draw_card(card, st, W, height, rng) for card in CLASS_NAMES}
     images = {card: img for card, (img, _) in drawn.items()}
@@ -279,6 +345,8 @@ def make_design(seed: int, height: int = 240) -> Design:
     for k in range(-height, W, max(4, W // 12)):  # a lattice back
         cv2.line(back, (k, 0), (k + height, height), (255, 255, 255, 255), 1, cv2.LINE_AA)
         cv2.line(back, (k + height, 0), (k, height), (255, 255, 255, 255), 1, cv2.LINE_AA)
+    if st["picture_back"]:
+        _picture_back(back, images, extra)
     back[..., 3] = images["2c"][..., 3]
     index = {card: tuple(tuple(float(v) for v in b) for b in boxes) for card, (_, boxes) in drawn.items()}
     return Design(f"procedural-{seed:03d}", st["font"], images, back, index)
