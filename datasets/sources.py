@@ -465,7 +465,19 @@ def cardsjs(only: list[str] | None = None) -> list[str]:
     return ["cardsjs"]
 
 
-PROCEDURAL_DESIGNS = 80
+PROCEDURAL_DESIGNS = 120
+# A playing-card index typeface (NKD04, free for any use) in texlive-games, for the third procedural generation.
+INDEX_FONT = "usr/share/texlive/texmf-dist/fonts/truetype/public/hmtrump/nkd04_playing_cards_index.ttf"
+
+
+def index_fonts() -> tuple[str, ...]:
+    """The playing-card index typefaces fetched here (none if texlive-games cannot be fetched)."""
+    try:
+        path = apt_package("texlive-games") / INDEX_FONT
+    except (subprocess.CalledProcessError, OSError, StopIteration) as err:
+        log(f"procedural: no index typeface ({err}); designs from seed 80 draw other faces")
+        return ()
+    return (str(path),) if path.is_file() else ()
 
 
 def procedural(only: list[str] | None = None, count: int = PROCEDURAL_DESIGNS) -> list[str]:
@@ -473,9 +485,9 @@ def procedural(only: list[str] | None = None, count: int = PROCEDURAL_DESIGNS) -
     from kiosk.synth.art import CACHED_ART, PROCEDURAL_FAMILY, write_deck
     from kiosk.synth.procedural import make_design
 
-    made = []
+    made, fonts = [], index_fonts()
     for seed in range(count):
-        design = make_design(seed)
+        design = make_design(seed, index_fonts=fonts)
         if only and design.id not in only:
             continue
         font = Path(design.font).name

@@ -14,7 +14,8 @@ from kiosk.synth.procedural import make_design
 from kiosk.vision.geometry import iou
 
 
-@pytest.fixture(scope="module", params=[5, 43, 59], ids=["first-generation", "suit-beside-rank", "slanted"])
+@pytest.fixture(scope="module", params=[5, 43, 59, 82, 88],
+                ids=["first-generation", "suit-beside-rank", "slanted", "computer-modern-italic", "hershey-italic"])
 def design(request):
     return make_design(request.param, height=200)
 
@@ -29,7 +30,7 @@ def test_every_card_and_the_back_are_drawn(design):
     assert len(shapes) == 1 and shapes.pop()[2] == 4
 
 
-@pytest.mark.parametrize("seed", [5, 59])
+@pytest.mark.parametrize("seed", [5, 59, 87])
 def test_drawn_index_boxes_agree_with_an_independent_measurement(seed):
     """The boxes the generator reports are where the ink is: the art measurement finds the same corners.
     (The measurement reads rank-over-suit indices only; a suit beside the rank is why boxes are drawn.)"""
@@ -111,3 +112,16 @@ def test_the_second_generation_prints_the_suit_beside_the_rank_and_cards_on_some
         return (np.abs(centre - paper).sum(axis=2) < 30).mean()
 
     assert paper_share(beside.back) > 0.45 and paper_share(first.back) < 0.3  # measured: 0.68, 0.15
+
+
+def test_the_third_generation_prints_in_other_typefaces_and_takes_an_index_face_when_given():
+    """From seed 80 the typeface comes from matplotlib's faces or the Hershey italics (seed 82: Computer Modern
+    italic, seed 88: an italic Hershey face); given a card-index face, some designs print in it (seed 84 does).
+    Designs before seed 80 ignore the index face, pixel for pixel."""
+    assert make_design(82, height=80).font.endswith("cmti10.ttf")
+    assert make_design(88, height=80).font == "hershey-19"
+    index_face = make_design(5, height=80).font  # any TrueType file serves as the "index face" here
+    assert make_design(84, height=80, index_fonts=(index_face,)).font == index_face
+    assert make_design(84, height=80).font != index_face
+    a, b = make_design(43, height=80), make_design(43, height=80, index_fonts=(index_face,))
+    assert all(np.array_equal(a.images[k], b.images[k]) for k in CLASS_NAMES)

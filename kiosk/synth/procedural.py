@@ -6,9 +6,12 @@ colours), suit shapes, pip size and court art, so the reader sees many more ways
 "rank over suit" than the fetched designs hold. Designs from seed 40 on (`SECOND_GENERATION`) also
 draw, from a second random stream so seeds 0-39 stay as they were, the suit beside the rank,
 bolder or thinner and slanted type, and backs that show a fan of the design's own cards (a face-down
-card must not be read as the cards pictured on it). The pictures are the generator's output
-(no third-party art): `make_design(seed)` gives the same design on any machine with the same
-fonts; without TrueType fonts it falls back to OpenCV's Hershey fonts.
+card must not be read as the cards pictured on it). Designs from seed 80 on (`THIRD_GENERATION`) print
+their type in other typefaces than the machine's (often only DejaVu and Liberation): matplotlib's Computer
+Modern and STIX text faces, OpenCV's Hershey italics and, where the dataset command fetched it, a
+playing-card index face. The pictures are the generator's output (no third-party art): `make_design(seed)`
+gives the same design on any machine with the same fonts; without TrueType fonts it falls back to OpenCV's
+Hershey fonts.
 
 >>> design = make_design(3, height=140)
 >>> sorted(design.images)[:3], design.images["As"].shape
@@ -20,6 +23,7 @@ from __future__ import annotations
 import glob
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -43,6 +47,11 @@ PIPS = {
 
 
 SECOND_GENERATION = 40  # designs from this seed on draw the second generation's variety
+THIRD_GENERATION = 80  # designs from this seed on draw their typeface from `typefaces()`
+# Text faces that ship with matplotlib (which ultralytics installs), so every machine has the same ones.
+MATPLOTLIB_FACES = ("cmr10", "cmb10", "cmss10", "cmti10", "cmtt10",
+                    "STIXGeneral", "STIXGeneralBol", "STIXGeneralItalic", "STIXGeneralBolIta")
+HERSHEY_ITALICS = tuple(f"hershey-{cv2.FONT_ITALIC | face}" for face in (0, 2, 3, 4, 6, 7))
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,24 @@ def system_fonts() -> tuple[str, ...]:
     """TrueType fonts on this machine, sorted (the same list on the same machine); math fonts left out."""
     found = sorted({p for g in FONT_GLOBS for p in glob.glob(g)})
     return tuple(p for p in found if "Math" not in p)
+
+
+@lru_cache(maxsize=1)
+def typefaces() -> tuple[str, ...]:
+    """The third generation's typefaces: matplotlib's text faces found here, then the Hershey italics."""
+    try:
+        import matplotlib
+    except ImportError:
+        return HERSHEY_ITALICS
+    root = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    return tuple(str(root / f"{n}.ttf") for n in MATPLOTLIB_FACES if (root / f"{n}.ttf").is_file()) + HERSHEY_ITALICS
+
+
+def _third_generation_font(rng: np.random.Generator, index_fonts: tuple[str, ...]) -> str:
+    """A typeface for a third-generation design: a playing-card index face a quarter of the time, if given."""
+    if index_fonts and rng.random() < 0.25:
+        return str(rng.choice(index_fonts))
+    return str(rng.choice(typefaces()))
 
 
 def _pil():
@@ -331,12 +358,19 @@ def _picture_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.rando
         back[..., :3] = (back[..., :3] * (1 - a) + warped[..., :3] * a).astype(np.uint8)
 
 
-def make_design(seed: int, height: int = 240) -> Design:
-    """One procedural design (53 cards and a back), the same for the same seed and fonts."""
+def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = ()) -> Design:
+    """One procedural design (53 cards and a back), the same for the same seed and fonts.
+
+    `index_fonts` are playing-card index typefaces a third-generation design may print in.
+    """
     rng = np.random.default_rng([seed, 52])
     st = _style(rng)
     extra = np.random.default_rng([seed, 53]) if seed >= SECOND_GENERATION else None
     st.update(_second_generation(extra))
+    if seed >= THIRD_GENERATION:
+        st["font"] = _third_generation_font(np.random.default_rng([seed, 54]), tuple(index_fonts))
+        if st["font"].startswith("hershey"):  # already drawn with bold strokes: bolder blots small ranks
+            st["weight"] = min(st["weight"], 0)
     W = round(height * rng.uniform(0.69, 0.74))
     drawn = {card: draw_card(card, st, W, height, rng) for card in CLASS_NAMES}
     images = {card: img for card, (img, _) in drawn.items()}

@@ -225,16 +225,30 @@ def mine_detector_boxes(reader, root: Path, split: str = "train", limit: int = 6
             if card.get("face_up", True)
             for box, k in corner_orientations(card)
         ]
-        faces = [c for c in scene["cards"]]
-        out = []
-        for box, _score in reader.find_indices(image, (0, 0, w, h)):
-            best = max(((iou(box, b), name, k) for b, name, k in labelled), default=(0.0, "", 0))
-            if best[0] >= 0.4:
-                out.append((box, best[1], best[2]))
-            elif best[0] < 0.05 and not _near_unlabelled_corner(box, faces):
-                out.append((box, BG, 0))
-        mined[str(image_path)] = out
+        face_up = [c for c in scene["cards"] if c.get("face_up", True)]
+        found = (label_find(box, labelled, face_up) for box, _score in reader.find_indices(image, (0, 0, w, h)))
+        mined[str(image_path)] = [f for f in found if f is not None]
     return mined
+
+
+def label_find(box, labelled: list, face_up: list):
+    """A detector find as a training sample: (box, card, turns) of the index it overlaps, background where it
+    overlaps none, or None where it is unsure (partly overlapping, or at a face-up card's unlabelled corner).
+    A face-down card has no index, so a find on its back (a printed picture of cards, say) is background.
+
+    >>> idx = ((10, 10, 30, 40), "As", 0)
+    >>> down = {"face_up": False, "polygon": [[100, 100], [170, 100], [170, 200], [100, 200]]}
+    >>> label_find((11, 10, 30, 41), [idx], [])[1], label_find((102, 102, 122, 132), [idx], [])[1]
+    ('As', 'bg')
+    >>> label_find((102, 102, 122, 132), [idx], [{**down, "face_up": True}]) is None
+    True
+    """
+    best = max(((iou(box, b), name, k) for b, name, k in labelled), default=(0.0, "", 0))
+    if best[0] >= 0.4:
+        return box, best[1], best[2]
+    if best[0] < 0.05 and not _near_unlabelled_corner(box, face_up):
+        return box, BG, 0
+    return None
 
 
 def _near_unlabelled_corner(box, cards) -> bool:
