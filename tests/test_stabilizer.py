@@ -137,12 +137,49 @@ def test_a_duplicate_card_is_an_integrity_problem_and_not_scored():
 
 
 def test_a_twelve_card_seat_is_a_wrong_card_count():
+    """RULES §7: 12 cards read is a wrong count, never scored. With the other 51 cards read the
+    card it lacks is known (5h): the showdown names it, marked not seen, and the dealer looks
+    (a card hidden, or a short row: a foul, the dealer's call)."""
     hands = {**HANDS, 4: {**HANDS[4], "front": "3s 4s"}}
     _, verdicts, _ = run_hand(table(*(seat(n, hands) for n in (1, 2, 3, 4))), noise=Noise(drop=0.1))
     v = verdicts[-1]
     assert v.integrity == ("wrong card count: seat 4 has 12 cards",)
-    assert "error" in v.result
+    assert "error" in v.result and "fouled" not in str(v.result)
+    assert v.showdown["seats"][3]["front"] == ["3s", "4s", "5h"]
+    assert [(n.seat, n.card, n.reason) for n in v.needs_check] == [
+        (4, "5h", "no card read after front 2: by elimination it is 5h, the deck's one card read nowhere"
+                  " (check it lies there)")]
+    boxes = {e.card: e for e in v.evidence}
+    e = boxes["5h"]
+    assert (e.seat, e.row, e.confidence, e.votes) == (4, "front", 0.0, 0)
+    # where to look: one step on from 4s, the way the row runs from 3s
+    centre = {c: np.array(((b.box[0] + b.box[2]) / 2, (b.box[1] + b.box[3]) / 2)) for c, b in boxes.items()}
+    step = centre["4s"] - centre["3s"]
+    assert np.linalg.norm(centre["5h"] - (centre["4s"] + step)) < 0.25 * np.linalg.norm(step)
+
+
+def test_a_card_short_in_two_seats_is_not_placed_but_named():
+    """Two cards read nowhere, two seats short: either could lie in either seat, so neither is
+    placed; the dealer is told which two cards to look for."""
+    hands = {**HANDS, 4: {**HANDS[4], "front": "3s 4s"}, 1: {**HANDS[1], "back": "Ah Kh 9h 6h"}}
+    _, verdicts, _ = run_hand(table(*(seat(n, hands) for n in (1, 2, 3, 4))), noise=Noise(drop=0.05))
+    v = verdicts[-1]
+    assert v.integrity == ("wrong card count: seat 1 has 12 cards", "wrong card count: seat 4 has 12 cards")
+    assert v.showdown["seats"][0]["back"] == ["Ah", "Kh", "9h", "6h"]
     assert v.showdown["seats"][3]["front"] == ["3s", "4s"]
+    assert not [n for n in v.needs_check if "elimination" in n.reason]
+
+
+def test_a_short_row_with_a_dead_seat_names_no_card():
+    """With a dead seat part of the deck is off the table: a short row's card cannot be named."""
+    hands = {**HANDS, 3: {**HANDS[3], "front": "Tc Th"}}
+    cfg = KioskConfig.model_validate({"game": {"dead": [4]}})
+    _, verdicts, _ = run_hand(table(seat(1), seat(2), seat(3, hands), SeatLayout(4, dead=True)), cfg=cfg,
+                              noise=Noise(drop=0.05))
+    v = verdicts[-1]
+    assert v.integrity == ("wrong card count: seat 3 has 12 cards",)
+    assert v.showdown["seats"][2]["front"] == ["Tc", "Th"]
+    assert not [n for n in v.needs_check if "elimination" in n.reason]
 
 
 def test_dead_seat_is_dead_in_the_showdown_and_its_pile_counts_for_nothing():
@@ -237,17 +274,42 @@ def test_a_card_hidden_inside_a_row_is_named_by_the_cards_around_it():
     scene = copy.deepcopy(full.scene)
     hidden = next(c for c in scene["cards"] if c.get("seat") == 4 and c.get("row") == "back" and c.get("position") == 2)
     hidden["corners"] = []  # covered: no index shows
-    _, verdicts, _ = run_hand(replace(full, scene=scene), noise=Noise(drop=0.05))
+    runner, verdicts, _ = run_hand(replace(full, scene=scene), noise=Noise(drop=0.05))
     v = verdicts[-1]
     assert v.integrity == ("wrong card count: seat 4 has 12 cards",)
-    assert [(n.seat, n.reason) for n in v.needs_check] == [(4, "no card read between back 2 and back 3: a hidden card?")]
+    assert [(n.seat, n.reason) for n in v.needs_check] == [
+        (4, "no card read between back 2 and back 3: by elimination it is As, the deck's one card read nowhere"
+            " (check it lies there)")]
     assert "error" in v.result
+    assert v.showdown["seats"][3]["back"] == ["Ks", "Kd", "Ad", "4d", "As"]  # a row is a set: named last
+    [e] = [e for e in v.evidence if e.card == "As"]
+    polygon = np.array(hidden["polygon"], np.float32)
+    assert cv2.pointPolygonTest(polygon, ((e.box[0] + e.box[2]) / 2, (e.box[1] + e.box[3]) / 2), False) >= 0
+
+    # The floor can only confirm the card the deck leaves; confirmed, the hand is scored.
+    from kiosk.table.actions import DealerAction
+
+    actions = []
+    runner.hub.subscribe(lambda e: actions.append(e.data) if e.kind == "action" else None)
+    runner.apply(DealerAction("correct_card", seat=4, row="back", index=4, before="As", after="Ah", by="floor-7"))
+    assert actions[-1]["ok"] is False
+    assert actions[-1]["message"] == ("correct_card: seat 4 back 5 was not read: the deck leaves only As for it;"
+                                      " if Ah lies there, the Ah read elsewhere is wrong: correct that card")
+    assert runner.state.verdict.needs_check == v.needs_check
+    runner.apply(DealerAction("correct_card", seat=4, row="back", index=4, before="As", after="As", by="floor-7"))
+    v2 = runner.state.verdict
+    assert v2.confident and v2.hand_id == v.hand_id, (v2.needs_check, v2.integrity)
+    want = score_json(expected_showdown())
+    assert [(s["seat"], s["status"], s["points"]) for s in v2.result["seats"]] == [
+        (s["seat"], s["status"], s["points"]) for s in want["seats"]]
 
 
 def test_a_short_row_without_a_gap_names_no_place():
-    """Twelve cards laid evenly (a card short, not hidden): no hint of a hidden card."""
+    """Twelve cards laid evenly (a card short, not hidden): no hint of a hidden card between two
+    cards; the card read nowhere (4d) is asked for after the row's last card."""
     hands = {**HANDS, 4: {**HANDS[4], "back": "Ks Kd As Ad"}}
     _, verdicts, _ = run_hand(table(*(seat(n, hands) for n in (1, 2, 3, 4))), noise=Noise(drop=0.05))
     v = verdicts[-1]
     assert v.integrity == ("wrong card count: seat 4 has 12 cards",)
-    assert not [n for n in v.needs_check if "hidden" in n.reason]
+    assert not [n for n in v.needs_check if "hidden" in n.reason or "between" in n.reason]
+    assert [n.reason.split(":")[0] for n in v.needs_check] == ["no card read after back 4"]

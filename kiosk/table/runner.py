@@ -421,12 +421,17 @@ class TableRunner:
             if not isinstance(a.index, int) or a.index < 0:
                 raise ValueError(f"correct_card: index {a.index!r} (0-based position in the row)")
             after = parse_card(a.after or "")
-            if self._verdict is not None and a.before:
+            if self._verdict is not None:
                 seat_cards = next((x for x in self._verdict.showdown["seats"] if x["seat"] == k), {})
                 row = seat_cards.get(a.row, [])
                 current = row[a.index] if a.index < len(row) else None
-                if current is not None and str(parse_card(a.before)) != current:
+                if current is not None and a.before and str(parse_card(a.before)) != current:
                     raise ValueError(f"correct_card: seat {k} {a.row} {a.index + 1} reads {current}, not {a.before}")
+                unread = any(e.seat == k and e.card == current and e.votes == 0 for e in self._verdict.evidence)
+                if unread and str(after) != current:
+                    raise ValueError(
+                        f"correct_card: seat {k} {a.row} {a.index + 1} was not read: the deck leaves only {current} "
+                        f"for it; if {after} lies there, the {after} read elsewhere is wrong: correct that card")
             self.corrections[(k, a.row, a.index)] = after
             return f"seat {k} {a.row} {a.index + 1} corrected to {after}" + (f" by {a.by}" if a.by else "")
         if a.kind == "new_hand":

@@ -28,6 +28,7 @@ import numpy as np
 
 from kiosk.cards import Card, deck
 from kiosk.table.config import Stabilizer as StabilizerSettings
+from kiosk.table.hidden import HiddenCard, place_hidden, unseen, where
 from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
 from kiosk.table.snapshot import PlacedCard, TableSnapshot, assign_rows
 from kiosk.table.verdict import NeedsCheck
@@ -527,17 +528,43 @@ class Stabilizer:
         if len(present) > 52:
             integrity.append(f"wrong card count: {len(present)} cards on the table (a deck has 52)")
 
+        missing, hidden = self._hidden(reads, dead, declared, undeclared, bool(duplicates))
         seats = []
         all_checks: list[NeedsCheck] = []
         for number in sorted(self.geometry.seats):
             group = [reads[sl.id] for sl in by_seat.get(number, [])]
-            seat = self._seat_read(number, group, number in dead, declared, undeclared, integrity)
+            mine = tuple(h for h in hidden if h.seat == number)
+            seat = self._seat_read(number, group, number in dead, declared, undeclared, integrity, mine, missing,
+                                   corrections)
             seats.append(seat)
             all_checks.extend(seat.needs_check)
         stray = tuple(reads[sl.id] for sl in by_seat.get(None, []))
         return StableHand(
             tuple(seats), stray, tuple(integrity), tuple(all_checks), self.frames, self.layout_since, self.key_frame
         )
+
+    def _hidden(self, reads: dict[int, CardRead], dead, declared, undeclared, duplicates: bool
+                ) -> tuple[tuple[Card, ...], tuple[HiddenCard, ...]]:
+        """The deck's cards read nowhere (when the open seats hold the whole deck), and where
+        they lie when the short rows leave one way to place them (`kiosk.table.hidden`)."""
+        active = [n for n in self.geometry.seats if n not in dead]
+        if duplicates or any(self._declared_by(n, declared, undeclared) for n in active):
+            return (), ()
+        missing = unseen([r.card for r in reads.values() if r.card is not None], len(active))
+        if not missing:
+            return (), ()
+        rows = {(n, row): [] for n in active for row in ROWS}
+        for r in sorted(reads.values(), key=lambda r: r.position or 0):
+            if r.card is not None and (r.seat, r.row) in rows:
+                rows[(r.seat, r.row)].append((r.card, self.slots[r.slot].lateral, r.box))
+        return missing, place_hidden(rows, missing, ROW_SIZES)
+
+    def _declared_by(self, number: int, declared, undeclared) -> str:
+        if number in declared:
+            return "dealer"
+        if number in self.piles_seen and number not in undeclared:
+            return "pile"
+        return ""
 
     def _rows(self, present: list[Slot], tallies: dict) -> dict[int, tuple[str | None, int | None]]:
         """Row and position of every slot: the bands come from the surely read cards of each
@@ -576,15 +603,11 @@ class Stabilizer:
                     rows[g.id] = (row, pos)
         return rows
 
-    def _seat_read(self, number, group, dead, declared, undeclared, integrity) -> SeatRead:
+    def _seat_read(self, number, group, dead, declared, undeclared, integrity, hidden=(), missing=(),
+                   corrections=None) -> SeatRead:
         s = self.settings
         by_row = {r: tuple(sorted((c for c in group if c.row == r), key=lambda c: c.position)) for r in ROWS}
-        if number in declared:
-            declared_by = "dealer"
-        elif number in self.piles_seen and number not in undeclared:
-            declared_by = "pile"
-        else:
-            declared_by = ""
+        declared_by = self._declared_by(number, declared, undeclared)
         n = len(group)
         pile = bool(declared_by) and n < s.open_min_cards and n > 0
         is_open = n >= s.open_min_cards
@@ -600,13 +623,37 @@ class Stabilizer:
         for problem in integrity:
             if f"seat {number} " in problem:
                 seat_integrity.append(problem)
-        if is_open and n != 13:
-            seat_integrity.append(f"wrong card count: seat {number} has {n} cards")
+        # A card read nowhere that can only lie here joins its row (last: a row is a set) as `not
+        # seen`, and the dealer is asked to look; once the floor confirms it, it counts as read.
+        confirmed = 0
+        for k, h in enumerate(hidden):
+            row = by_row[h.row]
+            read = sum(1 for c in row if c.card is not None and c.slot >= 0)
+            index = sum(1 for c in row if c.card is not None)  # its place in the showdown's row
+            ok = (corrections or {}).get((number, h.row, index)) == h.card
+            confirmed += ok
+            if not ok:
+                others = [str(c) for c in missing if c != h.card]
+                checks.append(NeedsCheck(
+                    number,
+                    f"no card read {where(h, read)}: by elimination it is {h.card}, the deck's "
+                    + (f"cards read nowhere being {h.card} and {', '.join(others)}" if others
+                       else "one card read nowhere")
+                    + " (check it lies there)",
+                    str(h.card),
+                ))
+            by_row[h.row] = row + (CardRead(
+                -1 - k, number, h.row, index, h.card, 1.0 if ok else 0.0, 0, 0, self.key_frame, h.box, ok, (),
+                "confirmed by floor (not read)" if ok else "not seen: by elimination",
+            ),)
+        if is_open and n + confirmed != 13:
+            seat_integrity.append(f"wrong card count: seat {number} has {n + confirmed} cards")
             integrity.append(seat_integrity[-1])
-            if n < 13:
-                checks += [NeedsCheck(number, f"no card read between {gap}: a hidden card?")
+            if n < 13 and not hidden:
+                left = f" (read nowhere: {', '.join(map(str, missing))})" if missing else ""
+                checks += [NeedsCheck(number, f"no card read between {gap}: a hidden card?{left}")
                            for gap in self._gaps(by_row)]
-        if is_open and n == 13 and not declared_by:
+        if is_open and n + confirmed == 13 and not declared_by:
             counts = {r: len(by_row[r]) for r in ROWS}
             if any(counts[r] != ROW_SIZES[r] for r in ROWS):
                 checks.append(NeedsCheck(
