@@ -83,8 +83,8 @@ def place_hidden(rows: dict[tuple[int, str], Row], missing: list[Card] | tuple[C
         return ()  # a whole row unseen is not a card hidden in it
     laterals = [lat for _, lat, _ in cards]
     boxes = [np.array(box, np.float64) for _, _, box in cards]
-    steps = [b - a for key, r in rows.items() if key[0] == seat for a, b in zip(
-        [x for _, x, _ in r], [x for _, x, _ in r][1:])]
+    seat_laterals = [[x for _, x, _ in r] for key, r in rows.items() if key[0] == seat]
+    steps = [b - a for xs in seat_laterals for a, b in zip(xs, xs[1:])]
     pitch = float(np.median(steps)) if steps else 0.0
     placed: list[Card | None] = [None] * len(cards)  # the row's final order: None for a card read
     for card in sorted(missing):

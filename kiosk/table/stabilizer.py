@@ -28,7 +28,7 @@ import numpy as np
 
 from kiosk.cards import Card, deck
 from kiosk.table.config import Stabilizer as StabilizerSettings
-from kiosk.table.hidden import HiddenCard, place_hidden, unseen, where
+from kiosk.table.hidden import GAP, HiddenCard, place_hidden, unseen, where
 from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
 from kiosk.table.snapshot import PlacedCard, TableSnapshot, assign_rows
 from kiosk.table.verdict import NeedsCheck
@@ -682,7 +682,7 @@ class Stabilizer:
         for row, xs in laterals.items():
             if len(xs) < ROW_SIZES[row] and len(xs) == len(by_row[row]):
                 out += [f"{row} {i + 1} and {row} {i + 2}" for i, (a, b) in enumerate(zip(xs, xs[1:]))
-                        if b - a > 1.7 * pitch]
+                        if b - a > GAP * pitch]
         return out
 
 
