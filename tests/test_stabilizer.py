@@ -136,6 +136,42 @@ def test_a_duplicate_card_is_an_integrity_problem_and_not_scored():
     assert not v.confident
 
 
+def test_a_strong_misread_into_a_duplicate_shows_the_decks_missing_card_and_is_not_scored():
+    """Td read firmly as Th (also at seat 3 front): a duplicate (RULES §7, never scored), but the
+    deck's one card read nowhere is Td and only that position gave it any weight: the showdown
+    shows Td there, the dealer is told why, and the floor's look settles it."""
+    noise = Noise(swaps={"Td": ("Th", 0.9)})
+    runner, verdicts, _ = run_hand(table(*(seat(n) for n in (1, 2, 3, 4))), noise=noise)
+    v = verdicts[-1]
+    assert v.showdown == expected_showdown()
+    assert not v.confident and v.result["error"].startswith("not scored: duplicate card: Th")
+    [problem] = v.integrity
+    assert problem == ("duplicate card: Th at seat 3 front 2 and seat 3 back 4 "
+                       "(shown as Td, the deck's one card read nowhere)"), problem
+    [check] = v.needs_check
+    assert check.seat == 3 and check.card == "Td"
+    assert check.reason.startswith("card at back 4 read as Td or Th") and "also read at seat 3 front 2" in check.reason
+    # the floor looks: it is the Td
+    from kiosk.table.actions import DealerAction
+
+    runner.apply(DealerAction("correct_card", seat=3, row="back", index=3, before="Td", after="Td", by="floor-7"))
+    v2 = runner.state.verdict
+    assert v2.confident and v2.showdown == expected_showdown() and v2.result == score_json(expected_showdown())
+
+
+def test_a_foreign_card_found_by_the_floor_stays_a_duplicate():
+    """Same read, but the floor finds a second Th really lies at back 4: recorded as seen, not scored."""
+    noise = Noise(swaps={"Td": ("Th", 0.9)})
+    runner, verdicts, _ = run_hand(table(*(seat(n) for n in (1, 2, 3, 4))), noise=noise)
+    from kiosk.table.actions import DealerAction
+
+    runner.apply(DealerAction("correct_card", seat=3, row="back", index=3, before="Td", after="Th", by="floor-7"))
+    v2 = runner.state.verdict
+    assert v2.showdown["seats"][2]["back"][3] == "Th"
+    assert v2.integrity == ("duplicate card: Th at seat 3 back 4 and seat 3 front 2",)
+    assert not v2.confident and "error" in v2.result
+
+
 def test_a_twelve_card_seat_is_a_wrong_card_count():
     """RULES §7: 12 cards read is a wrong count, never scored. With the other 51 cards read the
     card it lacks is known (5h): the showdown names it, marked not seen, and the dealer looks

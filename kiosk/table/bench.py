@@ -37,6 +37,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--rendered", type=int, default=0, metavar="HANDS",
                         help="also read this many rendered hands of unseen deck designs and report the exact-read rate")
     parser.add_argument("--frames-per-hand", type=int, default=6, help="frames per rendered hand (default 6)")
+    parser.add_argument("--show-misses", action="store_true",
+                        help="print, for each rendered hand not read exactly, what was read wrong and why it was unsure")
     parser.add_argument("--soak-minutes", type=float, default=0.0, metavar="MIN",
                         help="run this many minutes of looped video and print memory at start and end")
     parser.add_argument("--no-record", action="store_true",
@@ -192,7 +194,8 @@ def run(args) -> int:
     # 3. rendered hands of unseen deck designs
     if args.rendered:
         figures["rendered"] = rendered_accuracy(cfg, None if args.truth else timed.reader, args.rendered,
-                                                args.frames_per_hand, decks=_unseen_decks(args.models))
+                                                args.frames_per_hand, decks=_unseen_decks(args.models),
+                                                show_misses=args.show_misses)
         r = figures["rendered"]
         print(f"  rendered hands ({r['decks']}; {r['noise']}): exact {r['exact']}/{r['hands']} "
               f"({100 * r['exact_rate']:.1f}%; {r['exact_in_order']} in the laid order), confident and wrong: {r['confident_wrong']}, "
@@ -216,7 +219,7 @@ def _limited(source, n):
 
 
 def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int = 1000,
-                      decks: list[str] | None = None) -> dict:
+                      decks: list[str] | None = None, show_misses: bool = False) -> dict:
     """Random 4-seat showdowns, rendered with unseen deck designs under a fixed overhead camera.
 
     reader None: each frame's exact labels with a reader's noise (tests the table stages alone).
@@ -233,6 +236,7 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
 
     decks = [d for d in (decks or _unseen_decks() or list_decks()) if _complete(d)]
     exact = in_order = wrong = unsure = hidden = 0
+    misses = []
     # A fixed overhead camera over a full-size felt (a card about 10% of the frame's height):
     # slight tilt and turn, the renderer's random light, noise, blur, felt, chips and placement.
     camera = {"preset": "random", "perspective": 0.03, "rotation": 3.0, "zoom": 1.0, "shift": [0.0, 0.0],
@@ -264,10 +268,19 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
             wrong += 1
         if got is None or not got.confident:
             unsure += 1
+        if not ok:
+            miss = {"hand": h, "seed": seed + h, "deck": decks[h % len(decks)],
+                    "differences": differences(got.showdown["seats"] if got else [], want),
+                    "needs_check": [n.reason for n in got.needs_check] if got else ["no verdict"],
+                    "integrity": list(got.integrity) if got else []}
+            misses.append(miss)
+            if show_misses:
+                print(f"  miss: rendered hand {h} (seed {seed + h}, {miss['deck']}): " + "; ".join(miss["differences"])
+                      + "".join(f"\n      check: {r}" for r in miss["needs_check"] + miss["integrity"]))
     readable = hands - hidden
     return {"hands": readable, "rendered": hands, "camera": camera, "hidden_index_scenes": hidden, "exact": exact,
             "exact_rate": exact / max(1, readable), "exact_in_order": in_order, "confident_wrong": wrong, "not_confident": unsure,
-            "decks": ", ".join(decks), "frames_per_hand": frames_per_hand,
+            "decks": ", ".join(decks), "frames_per_hand": frames_per_hand, "misses": misses,
             "noise": "none (real reader)" if reader is not None else "exact labels, 5% missed, 1% misread per frame"}
 
 
@@ -284,6 +297,32 @@ def same_seats(got: list[dict], want: list[dict]) -> bool:
         return [{k: sorted(v) if isinstance(v, list) else v for k, v in seat.items()} for seat in seats]
 
     return rows_as_sets(got) == rows_as_sets(want)
+
+
+def differences(got: list[dict], want: list[dict]) -> list[str]:
+    """Each row read other than laid, as "seat 2 middle: read 8h not 5h" (rows compared as sets).
+
+    >>> differences([{"seat": 2, "middle": ["8h", "Ks"]}], [{"seat": 2, "middle": ["Ks", "5h"]}])
+    ['seat 2 middle: read 8h not 5h']
+    >>> differences([{"seat": 1, "front": ["Ah"]}], [{"seat": 1, "front": ["Ah", "2c"]}])
+    ['seat 1 front: missing 2c']
+    """
+    read = {s["seat"]: s for s in got}
+    out = []
+    for seat in want:
+        mine = read.get(seat["seat"], {})
+        for row in ("front", "middle", "back"):
+            if row not in seat and row not in mine:
+                continue
+            have, laid = set(mine.get(row) or []), set(seat.get(row) or [])
+            extra, lost = sorted(have - laid), sorted(laid - have)
+            if extra and lost:
+                out.append(f"seat {seat['seat']} {row}: read {' '.join(extra)} not {' '.join(lost)}")
+            elif lost:
+                out.append(f"seat {seat['seat']} {row}: missing {' '.join(lost)}")
+            elif extra:
+                out.append(f"seat {seat['seat']} {row}: extra {' '.join(extra)}")
+    return out or ["rows match but the showdown differs (natural or pile)"]
 
 
 def _complete(deck_id: str) -> bool:

@@ -427,7 +427,9 @@ class TableRunner:
                 current = row[a.index] if a.index < len(row) else None
                 if current is not None and a.before and str(parse_card(a.before)) != current:
                     raise ValueError(f"correct_card: seat {k} {a.row} {a.index + 1} reads {current}, not {a.before}")
-                unread = any(e.seat == k and e.card == current and e.votes == 0 for e in self._verdict.evidence)
+                # a card no frame saw anything at (named by the deck): only that card can lie there
+                unread = any(e.seat == k and e.card == current and e.votes == 0 and e.confidence == 0
+                             for e in self._verdict.evidence)
                 if unread and str(after) != current:
                     raise ValueError(
                         f"correct_card: seat {k} {a.row} {a.index + 1} was not read: the deck leaves only {current} "

@@ -476,6 +476,27 @@ class Stabilizer:
         for sl in present:
             by_seat.setdefault(sl.seat, []).append(sl)
 
+        # One card read twice and one card of the deck read nowhere: the one of the two that the
+        # reader also took for the missing card shows it (marked, never confident); the duplicate
+        # stays an integrity problem, so nothing is scored until the floor looks (a foreign card
+        # would look the same).
+        unduplicated: dict[int, Card] = {}
+        if len(present) == 52 and len(duplicates) == 1 and all(choice[sl.id] is not None for sl in present):
+            card, a, b = duplicates[0]
+            missing = [c for c in deck(52) if c not in owner]
+            if len(missing) == 1:
+                weights = {x: strength(self.slots[x], missing[0])[0] for x in (a, b) if x not in corrected}
+                x = max(weights, key=weights.get, default=None)
+                if x is not None and weights[x] > 0 and all(w < weights[x] for y, w in weights.items() if y != x):
+                    other = b if x == a else a
+                    choice[x] = missing[0]
+                    owner[missing[0]] = x
+                    unduplicated[x] = missing[0]
+                    notes[x] = (f"read as {card}, which is also read at {{slot{other}}}: by elimination the deck's "
+                                "one card read nowhere")
+                    if owner.get(card) == x:
+                        owner[card] = other
+
         # Elimination: the whole deck on the table and exactly one card unaccounted for.
         elimination: dict[int, Card] = {}
         if len(present) == 52 and not duplicates:
@@ -524,7 +545,9 @@ class Stabilizer:
 
         integrity: list[str] = []
         for card, a, b in duplicates:
-            integrity.append(f"duplicate card: {card} at {reads[a].where()} and {reads[b].where()}")
+            at = [reads[x].where() + (f" (shown as {unduplicated[x]}, the deck's one card read nowhere)"
+                                      if x in unduplicated else "") for x in (a, b)]
+            integrity.append(f"duplicate card: {card} at {at[0]} and {at[1]}")
         if len(present) > 52:
             integrity.append(f"wrong card count: {len(present)} cards on the table (a deck has 52)")
 
