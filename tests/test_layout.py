@@ -130,3 +130,32 @@ def test_dead_seat_pile_and_face_down_rows_are_not_read():
     snap = build_snapshot(detections_from_scene(scene), TableGeometry.default((1920, 1080)), dead={2})
     assert [len(s.cards) for s in snap.seats] == [13, 0, 0, 13]
     assert snap.seat(2).dead
+
+
+def test_a_card_paired_with_a_stray_index_of_the_next_row_stays_in_its_own_row():
+    """Hand 127 of the bench: the reader paired a back-row card's index with a stray reading
+    between two middle-row indices, so its deepest index (the anchor) lay a row too deep. The
+    index that fills the back row's gap wins over the one that lands half a step from others."""
+    scene = render_table(full_table(1), "kennard-2c", 1).scene
+    dets = detections_from_scene(scene)
+    by_card = {str(d.card): d for d in dets.cards}
+    seat1 = {c["card"]: c for c in scene["cards"] if c["seat"] == 1}
+    back = sorted((c for c in seat1.values() if c["row"] == "back"), key=lambda c: c["position"])
+    middle = sorted((c for c in seat1.values() if c["row"] == "middle"), key=lambda c: c["position"])
+    victim = back[2]["card"]
+    deep = by_card[victim].corners[0]  # its visible index, in its back row
+
+    def centre(card):
+        b = by_card[card].corners[0]
+        return (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+
+    (ax, ay), (bx, by) = centre(middle[1]["card"]), centre(middle[2]["card"])
+    w, h = deep[2] - deep[0], deep[3] - deep[1]
+    stray = ((ax + bx) / 2 - w / 2, (ay + by) / 2 - h / 2, (ax + bx) / 2 + w / 2, (ay + by) / 2 + h / 2)
+    d = by_card[victim]
+    thrown = type(d)(d.card, d.confidence, (min(deep[0], stray[0]), min(deep[1], stray[1]), max(deep[2], stray[2]),
+                                            max(deep[3], stray[3])), (deep, stray), d.alternatives)
+    dets = type(dets)(tuple(thrown if c is d else c for c in dets.cards), dets.image_size, dets.frame_index,
+                      dets.timestamp, dets.source, dets.meta)
+    snap = build_snapshot(dets, TableGeometry.default((1920, 1080)))
+    assert placed_vs_truth(scene, snap) == []

@@ -128,6 +128,60 @@ def anchor(geometry: TableGeometry, det: CardDetection) -> tuple[tuple[float, fl
     return centres[k], sizes[k]
 
 
+def _settle_mirrored(geometry: TableGeometry, cards: list[CardDetection], items: list) -> list:
+    """Move an anchor that lands inside another row's run of cards to the card's other index
+    when that one fills a gap of its own row.
+
+    The anchor trusts the reader's pairing and which way it says an index faces: an index read
+    upside down (mirrored), or paired with a stray reading of another row, throws a card a row
+    too deep. In a fanned row the cards' anchors lie a step apart, so a true anchor sits about a
+    step from its neighbours (or fills a gap), while a thrown one lands between two of another
+    row's, half a step from each of two.
+
+    >>> _gap_fit((0.0, 0.0), [(30.0, 0.0), (60.0, 0.0)], 30.0)
+    1.0
+    """
+    out = list(items)
+    seats = [geometry.seat_at(d.center) for d in cards]
+    for i, (det, (point, size)) in enumerate(zip(cards, items)):
+        if not det.corners or seats[i] is None:
+            continue
+        indices = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in det.corners]
+        others = [items[j][0] for j in range(len(cards)) if j != i and seats[j] == seats[i]]
+        step = _fan_step(others)
+        if not step or _crowding(point, others, step) < 2:
+            continue
+        fits = [(_gap_fit(q, others, step), q) for q in indices if np.hypot(q[0] - point[0], q[1] - point[1]) > 1e-6]
+        best = max(fits, default=None)
+        if best is not None and best[0] >= 0.75:
+            out[i] = (best[1], size)
+    return out
+
+
+def _fan_step(points: list) -> float:
+    """The usual distance from a card's anchor to its nearest neighbour (a fanned row's step)."""
+    if len(points) < 4:
+        return 0.0
+    xy = np.asarray(points, np.float64)
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    np.fill_diagonal(d, np.inf)
+    return float(np.median(d.min(axis=1)))
+
+
+def _crowding(point, others: list, step: float) -> int:
+    """How many other anchors lie within 0.6 step: two means wedged inside a run of cards.
+
+    >>> _crowding((0.0, 0.0), [(-15.0, 0.0), (16.0, 0.0), (45.0, 0.0)], 30.0)
+    2
+    """
+    return sum(1 for x, y in others if np.hypot(point[0] - x, point[1] - y) < 0.6 * step)
+
+
+def _gap_fit(point, others: list, step: float) -> float:
+    """Distance to the nearest other anchor, in steps."""
+    return min((float(np.hypot(point[0] - x, point[1] - y)) for x, y in others), default=np.inf) / step
+
+
 def _without_joker(cards) -> list[CardDetection]:
     out = []
     for d in cards:
@@ -240,7 +294,7 @@ def build_snapshot(
     """
     cards = [d for d in (detections.cards if joker else _without_joker(detections.cards))
              if d.confidence >= min_confidence]
-    items = [anchor(geometry, d) for d in cards]
+    items = _settle_mirrored(geometry, cards, [anchor(geometry, d) for d in cards])
     cards, items = _one_card_one_reading(cards, items)
     placed_raw = place_cards(geometry, items)
     by_seat: dict[int | None, list[PlacedCard]] = {}
