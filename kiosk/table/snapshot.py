@@ -128,7 +128,7 @@ def anchor(geometry: TableGeometry, det: CardDetection) -> tuple[tuple[float, fl
     return centres[k], sizes[k]
 
 
-def _settle_mirrored(geometry: TableGeometry, cards: list[CardDetection], items: list) -> list:
+def _unwedge_anchors(geometry: TableGeometry, cards: list[CardDetection], items: list) -> list:
     """Move an anchor that lands inside another row's run of cards to the card's other index
     when that one fills a gap of its own row.
 
@@ -294,7 +294,7 @@ def build_snapshot(
     """
     cards = [d for d in (detections.cards if joker else _without_joker(detections.cards))
              if d.confidence >= min_confidence]
-    items = _settle_mirrored(geometry, cards, [anchor(geometry, d) for d in cards])
+    items = _unwedge_anchors(geometry, cards, [anchor(geometry, d) for d in cards])
     cards, items = _one_card_one_reading(cards, items)
     placed_raw = place_cards(geometry, items)
     by_seat: dict[int | None, list[PlacedCard]] = {}
