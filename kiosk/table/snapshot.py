@@ -136,49 +136,64 @@ def _unwedge_anchors(geometry: TableGeometry, cards: list[CardDetection], items:
     upside down (mirrored), or paired with a stray reading of another row, throws a card a row
     too deep. In a fanned row the cards' anchors lie a step apart, so a true anchor sits about a
     step from its neighbours (or fills a gap), while a thrown one lands between two of another
-    row's, half a step from each of two.
+    row's, within 0.6 of a step of two of them.
+    """
+    out = list(items)
+    seats = [geometry.seat_at(d.center) for d in cards]
+    for seat in set(seats) - {None}:
+        members = [i for i, s in enumerate(seats) if s == seat]
+        xy = np.asarray([items[i][0] for i in members], np.float64)
+        dist = _distances(xy)
+        steps = _fan_steps(dist)
+        wedged = (steps > 0) & ((dist < 0.6 * steps[:, None]).sum(axis=1) >= 2)
+        for m in np.flatnonzero(wedged):
+            i = members[m]
+            det, (point, size) = cards[i], items[i]
+            if not det.corners:
+                continue
+            step = steps[m]
+            others = np.delete(xy, m, axis=0)
+            fits = [(_gap_fit(q, others, step), q) for q in
+                    (((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in det.corners)
+                    if np.hypot(q[0] - point[0], q[1] - point[1]) > 1e-6]
+            best = max(fits, default=None)
+            if best is not None and best[0] >= 0.75:
+                out[i] = (best[1], size)
+    return out
+
+
+def _fan_steps(dist: np.ndarray) -> np.ndarray:
+    """For each anchor, the usual distance from one of the others to its nearest neighbour among
+    them (a fanned row's step, the anchor itself left out; 0 with fewer than 4 others).
+    `dist`: the anchors' distance matrix, infinite on the diagonal.
+
+    >>> [round(float(v), 1) for v in _fan_steps(_distances([(0, 0), (10, 0), (20, 0), (30, 0), (100, 0)]))]
+    [10.0, 15.0, 15.0, 10.0, 10.0]
+    """
+    n = len(dist)
+    if n < 5:
+        return np.zeros(n)
+    order = np.argsort(dist, axis=1)
+    nearest, second = order[:, 0], order[:, 1]
+    rows = np.arange(n)
+    # Leaving anchor i out, anchor j's nearest is its second nearest when its nearest was i.
+    nn = np.where(nearest[None, :] == rows[:, None], dist[rows, second][None, :], dist[rows, nearest][None, :])
+    return np.median(nn[~np.eye(n, dtype=bool)].reshape(n, n - 1), axis=1)
+
+
+def _distances(points) -> np.ndarray:
+    xy = np.asarray(points, np.float64)
+    dist = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    np.fill_diagonal(dist, np.inf)
+    return dist
+
+
+def _gap_fit(point, others, step: float) -> float:
+    """Distance to the nearest other anchor, in steps.
 
     >>> _gap_fit((0.0, 0.0), [(30.0, 0.0), (60.0, 0.0)], 30.0)
     1.0
     """
-    out = list(items)
-    seats = [geometry.seat_at(d.center) for d in cards]
-    for i, (det, (point, size)) in enumerate(zip(cards, items)):
-        if not det.corners or seats[i] is None:
-            continue
-        indices = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in det.corners]
-        others = [items[j][0] for j in range(len(cards)) if j != i and seats[j] == seats[i]]
-        step = _fan_step(others)
-        if not step or _crowding(point, others, step) < 2:
-            continue
-        fits = [(_gap_fit(q, others, step), q) for q in indices if np.hypot(q[0] - point[0], q[1] - point[1]) > 1e-6]
-        best = max(fits, default=None)
-        if best is not None and best[0] >= 0.75:
-            out[i] = (best[1], size)
-    return out
-
-
-def _fan_step(points: list) -> float:
-    """The usual distance from a card's anchor to its nearest neighbour (a fanned row's step)."""
-    if len(points) < 4:
-        return 0.0
-    xy = np.asarray(points, np.float64)
-    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
-    np.fill_diagonal(d, np.inf)
-    return float(np.median(d.min(axis=1)))
-
-
-def _crowding(point, others: list, step: float) -> int:
-    """How many other anchors lie within 0.6 step: two means wedged inside a run of cards.
-
-    >>> _crowding((0.0, 0.0), [(-15.0, 0.0), (16.0, 0.0), (45.0, 0.0)], 30.0)
-    2
-    """
-    return sum(1 for x, y in others if np.hypot(point[0] - x, point[1] - y) < 0.6 * step)
-
-
-def _gap_fit(point, others: list, step: float) -> float:
-    """Distance to the nearest other anchor, in steps."""
     return min((float(np.hypot(point[0] - x, point[1] - y)) for x, y in others), default=np.inf) / step
 
 
