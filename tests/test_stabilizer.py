@@ -172,6 +172,35 @@ def test_a_foreign_card_found_by_the_floor_stays_a_duplicate():
     assert not v2.confident and "error" in v2.result
 
 
+def test_a_chain_of_misreads_is_settled_by_the_deck_as_a_whole():
+    """6h read firmly as Th (a duplicate of seat 3's Th) and 5h read as 6h: one at a time, the 6h
+    position keeps Th and the 5h position takes 6h. Settled at once, the readings favour 6h and 5h
+    where they lie (each position's other reading): both shown, marked, and the duplicate stays an
+    integrity problem (RULES §7) until the floor looks."""
+    noise = Noise(swaps={"6h": ("Th", 0.8), "5h": ("6h", 0.5)})
+    _, verdicts, _ = run_hand(table(*(seat(n) for n in (1, 2, 3, 4))), noise=noise)
+    v = verdicts[-1]
+    assert v.showdown == expected_showdown()
+    assert v.integrity == ("duplicate card: Th at seat 3 front 2 and seat 1 back 4 (shown as 6h, its other reading)",)
+    assert not v.confident and v.result["error"].startswith("not scored: duplicate card: Th")
+    checks = {(n.seat, n.card): n.reason for n in v.needs_check}
+    assert set(checks) == {(1, "6h"), (4, "5h")}, checks
+    assert "read as Th, which is also read at seat 3 front 2: shown as its other reading" in checks[(1, "6h")]
+    assert checks[(4, "5h")].startswith("card at front 3 read as 5h or 6h")
+
+
+def test_three_cards_read_nowhere_short_in_one_row_are_named_there():
+    """Seat 4's back row shows two cards; the deck's three cards read nowhere can only lie there."""
+    hands = {**HANDS, 4: {**HANDS[4], "back": "Ks Kd"}}
+    _, verdicts, _ = run_hand(table(*(seat(n, hands) for n in (1, 2, 3, 4))), noise=Noise(drop=0.05))
+    v = verdicts[-1]
+    assert v.integrity == ("wrong card count: seat 4 has 10 cards",)
+    assert sorted(v.showdown["seats"][3]["back"]) == sorted(["Ks", "Kd", "As", "Ad", "4d"])
+    named = sorted(n.card for n in v.needs_check if "by elimination" in n.reason)
+    assert named == sorted(["As", "Ad", "4d"])
+    assert "error" in v.result
+
+
 def test_a_twelve_card_seat_is_a_wrong_card_count():
     """RULES §7: 12 cards read is a wrong count, never scored. With the other 51 cards read the
     card it lacks is known (5h): the showdown names it, marked not seen, and the dealer looks

@@ -31,7 +31,7 @@ import numpy as np
 
 from kiosk.cards import Card, deck
 
-MOST_HIDDEN = 2  # more cards unseen than this is not a hidden card: the read is too far off
+MOST_HIDDEN = 3  # more cards unseen than this is not a hidden card: the read is too far off
 GAP = 1.7  # a step this many times the usual spacing has room for a card
 
 

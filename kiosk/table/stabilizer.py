@@ -28,6 +28,7 @@ import numpy as np
 
 from kiosk.cards import Card, deck
 from kiosk.table.config import Stabilizer as StabilizerSettings
+from kiosk.table.deck_assignment import assign_cards
 from kiosk.table.hidden import GAP, HiddenCard, place_hidden, unseen, where
 from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
 from kiosk.table.snapshot import PlacedCard, TableSnapshot, assign_rows
@@ -476,26 +477,18 @@ class Stabilizer:
         for sl in present:
             by_seat.setdefault(sl.seat, []).append(sl)
 
-        # One card read twice and one card of the deck read nowhere: the one of the two that the
-        # reader also took for the missing card shows it (marked, never confident); the duplicate
-        # stays an integrity problem, so nothing is scored until the floor looks (a foreign card
-        # would look the same).
-        unduplicated: dict[int, Card] = {}
-        if len(present) == 52 and len(duplicates) == 1 and all(choice[sl.id] is not None for sl in present):
-            card, a, b = duplicates[0]
-            missing = [c for c in deck(52) if c not in owner]
-            if len(missing) == 1:
-                weights = {x: strength(self.slots[x], missing[0])[0] for x in (a, b) if x not in corrected}
-                x = max(weights, key=weights.get, default=None)
-                if x is not None and weights[x] > 0 and all(w < weights[x] for y, w in weights.items() if y != x):
-                    other = b if x == a else a
-                    choice[x] = missing[0]
-                    owner[missing[0]] = x
-                    unduplicated[x] = missing[0]
-                    notes[x] = (f"read as {card}, which is also read at {{slot{other}}}: by elimination the deck's "
-                                "one card read nowhere")
-                    if owner.get(card) == x:
-                        owner[card] = other
+        # Where readings conflict, the deck settles every position at once (`deck_assignment`):
+        # the cards each position shows are the ones its readings favour most with each card once.
+        # A position shown as other than its own first choice is marked and never confident; a
+        # card read strongly twice stays an integrity problem (a foreign card would look the same),
+        # so nothing is scored until the floor looks.
+        reassigned = self._settle_deck(present, tallies, choice, corrected, duplicates, notes)
+        if reassigned:
+            here = {sl.id for sl in present}
+            owner = {}
+            for sl in order:
+                if sl.id in here and choice[sl.id] is not None:
+                    owner.setdefault(choice[sl.id], sl.id)
 
         # Elimination: the whole deck on the table and exactly one card unaccounted for.
         elimination: dict[int, Card] = {}
@@ -531,7 +524,7 @@ class Stabilizer:
                 elif sl.id in elimination:
                     confident = True
                 else:
-                    confident = strong(sl, card) and sl.id not in duplicate_slots
+                    confident = strong(sl, card) and sl.id not in duplicate_slots and sl.id not in reassigned
             reads[sl.id] = CardRead(
                 sl.id, sl.seat, row, pos, card, round(conf, 4), votes, len(sl.obs), ev.frame_index, ev.box,
                 confident, cands, notes.get(sl.id, ""),
@@ -545,13 +538,15 @@ class Stabilizer:
 
         integrity: list[str] = []
         for card, a, b in duplicates:
-            at = [reads[x].where() + (f" (shown as {unduplicated[x]}, the deck's one card read nowhere)"
-                                      if x in unduplicated else "") for x in (a, b)]
+            at = [reads[x].where() + (f" (shown as {reassigned[x][0]}, {reassigned[x][1]})"
+                                      if reassigned.get(x, (None,))[0] is not None else "") for x in (a, b)]
             integrity.append(f"duplicate card: {card} at {at[0]} and {at[1]}")
         if len(present) > 52:
             integrity.append(f"wrong card count: {len(present)} cards on the table (a deck has 52)")
 
-        missing, hidden = self._hidden(reads, dead, declared, undeclared, bool(duplicates))
+        # Hidden cards are named only when the deck is settled: no card still shown twice.
+        unsettled = any(a not in reassigned and b not in reassigned for _, a, b in duplicates)
+        missing, hidden = self._hidden(reads, dead, declared, undeclared, unsettled)
         seats = []
         all_checks: list[NeedsCheck] = []
         for number in sorted(self.geometry.seats):
@@ -565,6 +560,46 @@ class Stabilizer:
         return StableHand(
             tuple(seats), stray, tuple(integrity), tuple(all_checks), self.frames, self.layout_since, self.key_frame
         )
+
+    def _settle_deck(self, present: list[Slot], tallies: dict, choice: dict, corrected: dict, duplicates: list,
+                     notes: dict) -> dict[int, tuple[Card | None, str]]:
+        """Give each position the card of the best whole-deck assignment where that differs from
+        the one-at-a-time choice; returns slot id -> (card shown, why) for the positions changed."""
+        live = [sl for sl in present if sl.id not in corrected]
+        conflict = duplicates or any(choice[sl.id] != (tallies[sl.id][0][0] if tallies[sl.id] else None) for sl in live)
+        if not conflict:
+            return {}
+        duplicate_of = {}
+        for card, a, b in duplicates:
+            duplicate_of[a], duplicate_of[b] = (card, b), (card, a)
+        taken = set(corrected.values())
+        shown = {choice[sl.id] for sl in present}
+        unread = [c for c in deck(52) if c not in taken and c not in shown]
+        weights = {sl.id: {c: min(1.0, m / max(1, len(sl.obs))) for c, m, _, _ in tallies[sl.id]} for sl in live}
+        assigned = assign_cards(weights, [c for c in deck(52) if c not in taken])
+        changed: dict[int, tuple[Card | None, str]] = {}
+        for sl in live:
+            new = assigned[sl.id]
+            if new != choice[sl.id] and not (new is None and sl.id in duplicate_of):
+                # (a card read strongly twice with no other reading stays shown where it was read)
+                last_one = len(present) == 52 and unread == [new]
+                changed[sl.id] = (new, "the deck's one card read nowhere" if last_one else "its other reading")
+                choice[sl.id] = new
+        holder = {choice[sl.id]: sl.id for sl in present if choice[sl.id] is not None}
+        for sl in live:
+            if sl.id in duplicate_of and sl.id not in changed:
+                continue  # "duplicate card ..."
+            top = tallies[sl.id][0][0] if tallies[sl.id] else None
+            if sl.id in duplicate_of:
+                card, other = duplicate_of[sl.id]
+                new, why = changed[sl.id]
+                notes[sl.id] = f"read as {card}, which is also read at {{slot{other}}}: " + (
+                    f"by elimination {why}" if why.startswith("the deck") else f"shown as {why}")
+            elif holder.get(top, sl.id) != sl.id:
+                notes[sl.id] = f"read as {top}, which is at {{slot{holder[top]}}}"
+            else:
+                notes.pop(sl.id, None)
+        return changed
 
     def _hidden(self, reads: dict[int, CardRead], dead, declared, undeclared, duplicates: bool
                 ) -> tuple[tuple[Card, ...], tuple[HiddenCard, ...]]:
