@@ -9,9 +9,10 @@ read something else counts as 0 for it).
 
 Then the deck is enforced across the table: a card claimed by two slots goes to the one
 with the stronger evidence, and the other falls back to its next reading (which then must
-earn its own confidence). Two slots that both read the same card strongly cannot be
-resolved: that is a `duplicate card` integrity problem and the hand is not scored. When
-every card of the deck is on the table, a single unreadable slot is the one card missing.
+earn its own confidence); where claims conflict, every slot is settled at once, each card once
+(`deck_assignment`). Two slots that both read the same card strongly stay a `duplicate card`
+integrity problem and the hand is not scored (the deck's choice is shown, marked). When every
+card of the deck is on the table, a single unreadable slot is the one card missing.
 
 Per seat: confident (13 cards in rows of 3/5/5, every card confident), or `needs dealer
 check` naming the doubtful card and its position, or an integrity problem (RULES §7).
