@@ -189,6 +189,23 @@ def test_a_chain_of_misreads_is_settled_by_the_deck_as_a_whole():
     assert checks[(4, "5h")].startswith("card at front 3 read as 5h or 6h")
 
 
+def test_weak_misreads_that_fill_short_seats_are_kept_as_their_cards():
+    """5h and 2h each read weakly as a card seen firmly in another seat (Th, Qs), the truth their runner-up.
+    Such a weak reading is usually no card at all (a glint) and is dropped; but here each seat is
+    short without it and its runner-up is read nowhere else: it is that card, shown where it lies
+    (never confident). Dropped, they would leave two seats a card short and two cards that could lie
+    in either."""
+    noise = Noise(swaps={"5h": ("Th", 0.49), "2h": ("Qs", 0.49)})
+    _, verdicts, _ = run_hand(table(*(seat(n) for n in (1, 2, 3, 4))), noise=noise)
+    v = verdicts[-1]
+    assert v.showdown == expected_showdown()
+    assert not v.integrity and not v.confident and "error" in v.result
+    checks = {(n.seat, n.card): n.reason for n in v.needs_check}
+    assert set(checks) == {(1, "2h"), (4, "5h")}, checks
+    assert checks[(4, "5h")].startswith("card at front 3 read as 5h or Th") and "which is at seat 3 front 2" in checks[(4, "5h")]
+    assert checks[(1, "2h")].startswith("card at back 5 read as 2h or Qs") and "which is at seat 2 front 1" in checks[(1, "2h")]
+
+
 def test_three_cards_read_nowhere_short_in_one_row_are_named_there():
     """Seat 4's back row shows two cards; the deck's three cards read nowhere can only lie there."""
     hands = {**HANDS, 4: {**HANDS[4], "back": "Ks Kd"}}

@@ -468,6 +468,16 @@ class Stabilizer:
             return lost_it and top_mass / max(1, top_votes) < GHOST_CONFIDENCE and chosen_conf < GHOST_CONFIDENCE
 
         ghosts = {sl.id for sl in present if ghost(sl)}
+        # ... unless its (open, live) seat is short without it and it gave weight to a card no other
+        # position holds: then it is that card, weakly read, and keeping it fills the seat.
+        for number in {self.slots[g].seat for g in ghosts} - {None} - set(dead):
+            held = sum(1 for sl in present if sl.seat == number and sl.id not in ghosts)
+            if held < s.open_min_cards:
+                continue
+            mine = [g for g in ghosts if self.slots[g].seat == number and choice[g] is not None
+                    and owner.get(choice[g]) == g]
+            mine.sort(key=lambda g: -strength(self.slots[g], choice[g])[0])
+            ghosts -= set(mine[:max(0, 13 - held)])
         for sl_id in ghosts:
             if choice[sl_id] is not None and owner.get(choice[sl_id]) == sl_id:
                 del owner[choice[sl_id]]
