@@ -211,3 +211,31 @@ def test_pipeline_benchmark_prints_its_figures(tmp_path, capsys):
     figures = json.loads(out.read_text())
     assert figures["frames"] == 60 and figures["frame_to_state_ms"]["median"] > 0
     assert figures["hands"][0]["seconds_after_last_opened"] <= 1.0
+
+
+@pytest.mark.slow
+@needs_reader
+def test_bench_keeps_readings_and_replays_them_without_the_reader(reader, tmp_path):
+    """`kiosk bench pipeline --reads FILE`: the first run reads the hands and writes the file; the
+    next replays them through the table stages alone, to the same figures; `--floor` drops readings."""
+    from kiosk.errors import KioskError
+    from kiosk.table.bench import RecordedReads, rendered_accuracy
+
+    class NoReader:
+        model_version = reader.model_version
+
+        def read(self, *a, **k):
+            raise AssertionError("a recorded hand was read again")
+
+    cfg, path = load_config(None), tmp_path / "reads.json"
+    first = rendered_accuracy(cfg, reader, 2, 4, decks=["kenney"], reads=(rec := RecordedReads(path, reader.model_version, 4)))
+    rec.save()
+    assert first["exact"] >= 1
+    again = rendered_accuracy(cfg, NoReader(), 2, 4, decks=["kenney"], reads=RecordedReads(path, reader.model_version, 4))
+    keys = ("exact", "exact_in_order", "not_confident", "misses")
+    assert {k: again[k] for k in keys} == {k: first[k] for k in keys}
+    blind = rendered_accuracy(cfg, NoReader(), 2, 4, decks=["kenney"], reads=RecordedReads(path, reader.model_version, 4),
+                              floor=1.01)
+    assert blind["exact"] == 0
+    with pytest.raises(KioskError, match="4 frames a hand; this run is .*, 6 frames a hand"):
+        RecordedReads(path, reader.model_version, 6)

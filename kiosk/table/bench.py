@@ -4,6 +4,9 @@
     kiosk bench pipeline --truth              # ... with the recording's exact labels (table stages only)
     kiosk bench pipeline --rendered 100       # 100 rendered hands (unseen decks): exact-read rate
     kiosk bench pipeline --soak-minutes 60    # an hour of (looped) video: RSS at start and end
+    kiosk bench pipeline --frames 2 --rendered 200 --reads runs/reads.json
+        # the first run reads the hands and keeps the readings; later runs replay them through
+        # the table stages alone (a change to the stages measured in about 3 minutes, not 8)
 
 Latency is measured per frame from the frame entering the pipeline to the table state
 (snapshot, stable hand, verdict) being published; "time to verdict" is, per hand of the
@@ -16,11 +19,13 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from kiosk.errors import KioskError
+from kiosk.vision.detections import Detections
 
 
 def add_arguments(parser) -> None:
@@ -37,6 +42,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--rendered", type=int, default=0, metavar="HANDS",
                         help="also read this many rendered hands of unseen deck designs and report the exact-read rate")
     parser.add_argument("--frames-per-hand", type=int, default=6, help="frames per rendered hand (default 6)")
+    parser.add_argument("--reads", metavar="FILE",
+                        help="keep the reader's readings of the rendered hands in this JSON file: hands already in it "
+                        "are replayed through the table stages without the reader (seconds, not minutes: for tuning "
+                        "the table stages), the others are read and added")
+    parser.add_argument("--floor", type=float, default=0.0, metavar="CONF",
+                        help="drop the rendered hands' readings below this confidence before the table stages (with "
+                        "--reads recorded by a reader copy with a lower min_confidence: try thresholds without reading again)")
     parser.add_argument("--show-misses", action="store_true",
                         help="print, for each rendered hand not read exactly, what was read wrong and why it was unsure")
     parser.add_argument("--soak-minutes", type=float, default=0.0, metavar="MIN",
@@ -193,9 +205,14 @@ def run(args) -> int:
 
     # 3. rendered hands of unseen deck designs
     if args.rendered:
+        reads = None
+        if args.reads and not args.truth:
+            reads = RecordedReads(Path(args.reads), timed.reader.model_version, args.frames_per_hand)
         figures["rendered"] = rendered_accuracy(cfg, None if args.truth else timed.reader, args.rendered,
                                                 args.frames_per_hand, decks=_unseen_decks(args.models),
-                                                show_misses=args.show_misses)
+                                                show_misses=args.show_misses, reads=reads, floor=args.floor)
+        if reads is not None:
+            reads.save()
         r = figures["rendered"]
         print(f"  rendered hands ({r['decks']}; {r['noise']}): exact {r['exact']}/{r['hands']} "
               f"({100 * r['exact_rate']:.1f}%; {r['exact_in_order']} in the laid order), confident and wrong: {r['confident_wrong']}, "
@@ -218,8 +235,58 @@ def _limited(source, n):
         yield frame
 
 
+class RecordedReads:
+    """A JSON file of the reader's readings of rendered hands, by seed and deck design."""
+
+    def __init__(self, path: Path, model_version: str, frames_per_hand: int):
+        self.path, self.changed = path, False
+        self.hands: dict[str, list] = {}
+        if path.exists():
+            try:
+                data = json.loads(path.read_text())
+                kept = (data["model_version"], data["frames_per_hand"])
+                self.hands = data["hands"]
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                raise KioskError(f"{path}: not a file of readings ({e})") from None
+            if kept != (model_version, frames_per_hand):
+                raise KioskError(f"{path}: readings of reader {kept[0]}, {kept[1]} frames a hand; this run is "
+                                 f"{model_version}, {frames_per_hand} frames a hand (use another file)")
+        self.meta = {"model_version": model_version, "frames_per_hand": frames_per_hand}
+
+    def reader(self, key: str, live, floor: float = 0.0) -> _ReadsOf:
+        if key not in self.hands:
+            self.hands[key] = []
+            self.changed = True
+            return _ReadsOf(live, self.hands[key], floor)
+        return _ReadsOf(None, self.hands[key], floor)
+
+    def save(self) -> None:
+        if self.changed:
+            self.path.write_text(json.dumps({**self.meta, "hands": self.hands}) + "\n")
+
+
+class _ReadsOf:
+    """One hand's readings: replayed from the file, or read live and written into it."""
+
+    def __init__(self, live, frames: list, floor: float):
+        self.live, self.frames, self.floor, self.i = live, frames, floor, 0
+        self.model_version = getattr(live, "model_version", "recorded")
+
+    def read(self, *args, **kwargs) -> Detections:
+        if self.live is not None:
+            got = self.live.read(*args, **kwargs)
+            self.frames.append(got.to_record())
+        else:
+            got = Detections.from_record(self.frames[self.i])
+        self.i += 1
+        if self.floor:
+            got = replace(got, cards=tuple(c for c in got.cards if c.confidence >= self.floor))
+        return got
+
+
 def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int = 1000,
-                      decks: list[str] | None = None, show_misses: bool = False) -> dict:
+                      decks: list[str] | None = None, show_misses: bool = False,
+                      reads: RecordedReads | None = None, floor: float = 0.0) -> dict:
     """Random 4-seat showdowns, rendered with unseen deck designs under a fixed overhead camera.
 
     reader None: each frame's exact labels with a reader's noise (tests the table stages alone).
@@ -255,8 +322,10 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
             frames.append(Frame(noisy, i, i * 0.2, f"rendered-{h}"))
         if reader is None:
             use = SceneReader(lambda i, sc=scene.scene: sc, Noise(drop=0.05, misread=0.01), seed=h)
+        elif reads is not None:
+            use = reads.reader(f"{seed + h} {decks[h % len(decks)]}", reader, floor)
         else:
-            use = reader
+            use = _ReadsOf(reader, [], floor) if floor else reader
         runner = TableRunner(cfg, frames, use, Hub())
         verdicts = runner.run_to_end()
         want = [{"seat": s, **{r: list(c) for r, c in rows.items()}} for s, rows in layout.items()]

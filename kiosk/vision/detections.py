@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kiosk.cards import Card
+from kiosk.cards import Card, parse_card
 
 Box = tuple[float, float, float, float]
 
@@ -38,6 +38,23 @@ class CardDetection:
             "box": [round(float(v), 1) for v in self.box],
         }
 
+    def to_record(self) -> dict:
+        """Everything the table stages use, for a file of readings (`from_record` reads it back)."""
+        return {**self.to_json(), "confidence": float(self.confidence), "box": [float(v) for v in self.box],
+                "corners": [[float(v) for v in b] for b in self.corners],
+                "alternatives": [[str(c), float(p)] for c, p in self.alternatives]}
+
+    @staticmethod
+    def from_record(d: dict) -> CardDetection:
+        """
+        >>> c = CardDetection(parse_card("Th"), 0.7, (1, 2, 3, 4), ((1, 2, 2, 3),), ((parse_card("6h"), 0.2),))
+        >>> CardDetection.from_record(c.to_record()) == c
+        True
+        """
+        return CardDetection(parse_card(d["card"]), d["confidence"], tuple(d["box"]),
+                             tuple(tuple(b) for b in d.get("corners", ())),
+                             tuple((parse_card(c), p) for c, p in d.get("alternatives", ())))
+
 
 @dataclass(frozen=True, slots=True)
 class Detections:
@@ -58,3 +75,12 @@ class Detections:
 
     def to_json(self) -> dict:
         return {"image": self.source, "cards": [c.to_json() for c in self.cards]}
+
+    def to_record(self) -> dict:
+        return {"cards": [c.to_record() for c in self.cards], "image_size": list(self.image_size),
+                "frame_index": self.frame_index, "timestamp": self.timestamp, "source": self.source}
+
+    @staticmethod
+    def from_record(d: dict) -> Detections:
+        return Detections(tuple(CardDetection.from_record(c) for c in d["cards"]), tuple(d["image_size"]),
+                          d["frame_index"], d["timestamp"], d["source"])
