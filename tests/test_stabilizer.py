@@ -291,6 +291,44 @@ def cover(rendered, rect):
     return RenderedScene(image, scene)
 
 
+def with_picture_read_as_a_card(rendered, over: str):
+    """The same frame where the picture in the middle of `over`'s face is read as an index: a
+    reading at no card at all (labelled Jk here only so that `Noise.swaps` can give it a reading)."""
+    import copy
+
+    from kiosk.synth.table import RenderedScene
+
+    scene = copy.deepcopy(rendered.scene)
+    card = next(c for c in scene["cards"] if c["card"] == over)
+    xs, ys = [p[0] for p in card["polygon"]], [p[1] for p in card["polygon"]]
+    cx, cy = sum(xs) / len(xs), sum(ys) / len(ys)
+    scene["cards"].append({**card, "card": "Jk", "corners": [[cx - 6, cy - 12, cx + 6, cy + 12]]})
+    return RenderedScene(rendered.image, scene)
+
+
+def test_a_picture_read_as_a_card_held_elsewhere_is_no_card_when_the_deck_is_whole():
+    """Seat 2 shows 14 positions: one, in the middle of its Kc, reads 9h (0.6), which lies surely at
+    seat 1's back. The other 52 positions hold the deck, each card once, 13 a seat: the 14th is no
+    card of the deck, and the hand is read and scored as laid."""
+    scene = with_picture_read_as_a_card(table(*(seat(n) for n in (1, 2, 3, 4))), over="Kc")
+    _, verdicts, _ = run_hand(scene, noise=Noise(drop=0.05, swaps={"Jk": ("9h", 0.6)}))
+    v = verdicts[-1]
+    assert v.showdown == expected_showdown()
+    assert not v.integrity and v.confident, (v.integrity, v.needs_check)
+    assert v.result == score_json(expected_showdown())
+
+
+def test_a_picture_read_as_a_card_is_a_wrong_count_when_the_deck_is_not_whole():
+    """The same reading with seat 4 dead: part of the deck is off the table, so the 14th position
+    might be a card; seat 2 stays a wrong count, never scored."""
+    cfg = KioskConfig.model_validate({"game": {"dead": [4]}})
+    scene = with_picture_read_as_a_card(table(seat(1), seat(2), seat(3), SeatLayout(4, dead=True)), over="Kc")
+    _, verdicts, _ = run_hand(scene, noise=Noise(drop=0.05, swaps={"Jk": ("9h", 0.6)}), cfg=cfg)
+    v = verdicts[-1]
+    assert "wrong card count: seat 2 has 14 cards" in v.integrity
+    assert not v.confident and "error" in v.result
+
+
 def test_cards_covered_by_hands_for_a_while_keep_the_verdict():
     """Hands moving over the felt hide cards for a second: the verdict stays, nothing republished."""
     up = table(*(seat(n) for n in (1, 2, 3, 4)))

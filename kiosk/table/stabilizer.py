@@ -494,6 +494,21 @@ class Stabilizer:
         # card read strongly twice stays an integrity problem (a foreign card would look the same),
         # so nothing is scored until the floor looks.
         reassigned = self._settle_deck(present, tallies, choice, corrected, duplicates, notes)
+        # A seat holding more than 13 positions, where the deck left some without a card: when the
+        # others hold the whole deck, each card once, 13 in each of four seats, those are no cards of
+        # this deck (a court card's picture, a pip read as an index) and would throw the seat's rows.
+        crowded = {n for n, group in by_seat.items() if n is not None and len(group) > 13}
+        extra = {sl.id for sl in present if sl.seat in crowded and choice[sl.id] is None and sl.id not in corrected}
+        rest = [sl for sl in present if sl.id not in extra]
+        whole = (len(self.geometry.seats) == 4 and not dead and not duplicates and len(rest) == 52
+                 and len({choice[sl.id] for sl in rest} - {None}) == 52
+                 and all(sum(1 for sl in rest if sl.seat == n) == 13 for n in self.geometry.seats))
+        if extra and whole:
+            present = rest
+            rows = self._rows(present, tallies)
+            by_seat = {}
+            for sl in present:
+                by_seat.setdefault(sl.seat, []).append(sl)
         if reassigned:
             here = {sl.id for sl in present}
             owner = {}
