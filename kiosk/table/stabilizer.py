@@ -494,17 +494,9 @@ class Stabilizer:
         # card read strongly twice stays an integrity problem (a foreign card would look the same),
         # so nothing is scored until the floor looks.
         reassigned = self._settle_deck(present, tallies, choice, corrected, duplicates, notes)
-        # A seat holding more than 13 positions, where the deck left some without a card: when the
-        # others hold the whole deck, each card once, 13 in each of four seats, those are no cards of
-        # this deck (a court card's picture, a pip read as an index) and would throw the seat's rows.
-        crowded = {n for n, group in by_seat.items() if n is not None and len(group) > 13}
-        extra = {sl.id for sl in present if sl.seat in crowded and choice[sl.id] is None and sl.id not in corrected}
-        rest = [sl for sl in present if sl.id not in extra]
-        whole = (len(self.geometry.seats) == 4 and not dead and not duplicates and len(rest) == 52
-                 and len({choice[sl.id] for sl in rest} - {None}) == 52
-                 and all(sum(1 for sl in rest if sl.seat == n) == 13 for n in self.geometry.seats))
-        if extra and whole:
-            present = rest
+        extra = self._no_cards(present, choice, corrected, duplicates, dead)
+        if extra:
+            present = [sl for sl in present if sl.id not in extra]
             rows = self._rows(present, tallies)
             by_seat = {}
             for sl in present:
@@ -586,6 +578,21 @@ class Stabilizer:
         return StableHand(
             tuple(seats), stray, tuple(integrity), tuple(all_checks), self.frames, self.layout_since, self.key_frame
         )
+
+    def _no_cards(self, present: list[Slot], choice: dict, corrected: dict, duplicates: list, dead) -> set[int]:
+        """A seat's positions beyond 13 that the deck left without a card, when the others hold the
+        whole deck, each card once, 13 in each of four seats: no cards of this deck (a court card's
+        picture, a pip read as an index), which would throw the seat's rows."""
+        counts = Counter(sl.seat for sl in present)
+        crowded = {n for n, k in counts.items() if n is not None and k > 13}
+        extra = {sl.id for sl in present if sl.seat in crowded and choice[sl.id] is None and sl.id not in corrected}
+        if not extra or dead or duplicates or len(self.geometry.seats) != 4:
+            return set()
+        rest = [sl for sl in present if sl.id not in extra]
+        shown = {choice[sl.id] for sl in rest} - {None}
+        per_seat = Counter(sl.seat for sl in rest)
+        whole = len(rest) == 52 and len(shown) == 52 and all(per_seat[n] == 13 for n in self.geometry.seats)
+        return extra if whole else set()
 
     def _settle_deck(self, present: list[Slot], tallies: dict, choice: dict, corrected: dict, duplicates: list,
                      notes: dict) -> dict[int, tuple[Card | None, str]]:
