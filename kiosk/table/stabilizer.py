@@ -484,9 +484,6 @@ class Stabilizer:
         if ghosts:
             present = [sl for sl in present if sl.id not in ghosts]
             rows = self._rows(present, tallies)
-        by_seat = {}
-        for sl in present:
-            by_seat.setdefault(sl.seat, []).append(sl)
 
         # Where readings conflict, the deck settles every position at once (`deck_assignment`):
         # the cards each position shows are the ones its readings favour most with each card once.
@@ -498,9 +495,9 @@ class Stabilizer:
         if extra:
             present = [sl for sl in present if sl.id not in extra]
             rows = self._rows(present, tallies)
-            by_seat = {}
-            for sl in present:
-                by_seat.setdefault(sl.seat, []).append(sl)
+        by_seat = {}
+        for sl in present:
+            by_seat.setdefault(sl.seat, []).append(sl)
         if reassigned:
             here = {sl.id for sl in present}
             owner = {}
