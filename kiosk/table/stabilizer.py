@@ -36,6 +36,7 @@ from kiosk.table.snapshot import PlacedCard, TableSnapshot, assign_rows
 from kiosk.table.verdict import NeedsCheck
 
 ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a top reading
+LAST_CARD = "the deck's one card read nowhere"  # why a position shows the one card the deck has left
 GHOST_CONFIDENCE = 0.5  # below this a reading is too weak to shape the rows, or to stand alone
 
 
@@ -554,7 +555,7 @@ class Stabilizer:
         integrity: list[str] = []
         for card, a, b in duplicates:
             at = [reads[x].where() + (f" (shown as {reassigned[x][0]}, {reassigned[x][1]})"
-                                      if reassigned.get(x, (None,))[0] is not None else "") for x in (a, b)]
+                                      if x in reassigned and reassigned[x][0] is not None else "") for x in (a, b)]
             integrity.append(f"duplicate card: {card} at {at[0]} and {at[1]}")
         if len(present) > 52:
             integrity.append(f"wrong card count: {len(present)} cards on the table (a deck has 52)")
@@ -613,7 +614,7 @@ class Stabilizer:
             if new != choice[sl.id] and not (new is None and sl.id in duplicate_of):
                 # (a card read strongly twice with no other reading stays shown where it was read)
                 last_one = len(present) == 52 and unread == [new]
-                changed[sl.id] = (new, "the deck's one card read nowhere" if last_one else "its other reading")
+                changed[sl.id] = (new, LAST_CARD if last_one else "its other reading")
                 choice[sl.id] = new
         holder = {choice[sl.id]: sl.id for sl in present if choice[sl.id] is not None}
         for sl in live:
@@ -624,7 +625,7 @@ class Stabilizer:
                 card, other = duplicate_of[sl.id]
                 new, why = changed[sl.id]
                 notes[sl.id] = f"read as {card}, which is also read at {{slot{other}}}: " + (
-                    f"by elimination {why}" if why.startswith("the deck") else f"shown as {why}")
+                    f"by elimination {why}" if why == LAST_CARD else f"shown as {why}")
             elif holder.get(top, sl.id) != sl.id:
                 notes[sl.id] = f"read as {top}, which is at {{slot{holder[top]}}}"
             else:
