@@ -116,6 +116,11 @@ class CardReader:
         # Read each cut at this many quarter turns and average: the classes are card x
         # orientation, so a turned cut is the same card in another orientation class.
         self.turns = int(meta.get("classify_turns", 1))
+        # A single picture's cuts the classifier is unsure of (top card < recheck_below) are read
+        # again at these zooms (the jitter training saw) and the answers averaged. The table
+        # pipeline has many frames to vote instead: see docs/detector.md.
+        self.zooms = tuple(float(z) for z in meta.get("recheck_zooms", ()))
+        self.recheck_below = float(meta.get("recheck_below", 0.0))
         # Look again in the gaps of fanned rows where the row's step says an index is (kiosk.vision.gaps).
         self.probe_gaps = bool(meta.get("probe_gaps", False))
         self._build_class_maps(meta["classifier"]["names"])
@@ -141,11 +146,23 @@ class CardReader:
         return self.finder.find_indices(image, region)
 
     # -- stage 2 -------------------------------------------------------------------
-    def classify(self, image: np.ndarray, boxes: list[tuple]) -> np.ndarray:
+    def classify(self, image: np.ndarray, boxes: list[tuple], recheck: bool = False) -> np.ndarray:
         """Class probabilities (n, classes) for square cuts around `boxes`."""
         if not boxes:
             return np.zeros((0, len(self._card_of)), dtype=np.float32)
-        return self.classify_crops(np.stack([square_crop(image, b, self.cls_size) for b in boxes]))
+        probs = self.classify_crops(np.stack([square_crop(image, b, self.cls_size) for b in boxes]))
+        if not (recheck and self.zooms):
+            return probs
+        card_mass = np.zeros((len(probs), len(CLASS_NAMES)), dtype=np.float32)
+        card_mask = self._card_of >= 0
+        np.add.at(card_mass.T, self._card_of[card_mask], probs[:, card_mask].T)
+        doubt = np.flatnonzero(card_mass.max(axis=1) < self.recheck_below)
+        if doubt.size:
+            total = probs[doubt].copy()
+            for z in self.zooms:
+                total += self.classify_crops(np.stack([square_crop(image, boxes[i], self.cls_size, zoom=z) for i in doubt]))
+            probs[doubt] = total / (1 + len(self.zooms))
+        return probs
 
     def classify_crops(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities (n, classes) of BGR cuts (n, size, size, 3)."""
@@ -172,19 +189,20 @@ class CardReader:
             corners.append(Corner(box, score, card_probs, k, float(orient_probs[k] / max(card_probs.sum(), 1e-9))))
         return corners
 
-    def read_gaps(self, image: np.ndarray, corners: list[Corner], rois=None) -> list[Corner]:
+    def read_gaps(self, image: np.ndarray, corners: list[Corner], rois=None, recheck: bool = False) -> list[Corner]:
         """Corners read in the gaps of fanned rows (only where the classifier sees a card of the row's orientation)."""
         places = [(box, k) for box, k in gap_boxes(corners) if rois is None or _inside_any(box, rois)]
         if not places:
             return []
-        probs = self.classify(image, [box for box, _ in places])
+        probs = self.classify(image, [box for box, _ in places], recheck)
         found = self.corners_from([(box, PROBE_SCORE) for box, _ in places], probs)
         want = {tuple(box): k for box, k in places}
         return [c for c in found if c.orient == want[tuple(c.box)]]
 
     def read_picture(self, image_bgr: np.ndarray, source: str = "") -> Detections:
-        """One picture on its own: only the readings sure enough to report (`report_confidence`)."""
-        dets = self.read(image_bgr, source=source)
+        """One picture on its own: doubtful cuts read again (`recheck_zooms`), and only the readings
+        sure enough to report (`report_confidence`)."""
+        dets = self.read(image_bgr, source=source, recheck=True)
         return replace(dets, cards=tuple(c for c in dets.cards if c.confidence >= self.report_confidence))
 
     def read(
@@ -194,6 +212,7 @@ class CardReader:
         frame_index: int = 0,
         timestamp: float = 0.0,
         source: str = "",
+        recheck: bool = False,
     ) -> Detections:
         image = _as_bgr(image_bgr, source)
         h, w = image.shape[:2]
@@ -215,11 +234,11 @@ class CardReader:
         if clean_rois is not None:
             found = [(b, s) for b, s in found if _inside_any(b, clean_rois)]
         t1 = time.perf_counter()
-        probs = self.classify(image, [b for b, _ in found])
+        probs = self.classify(image, [b for b, _ in found], recheck)
         corners = self.corners_from(found, probs)
         probed = 0
         if self.probe_gaps:
-            extra = self.read_gaps(image, corners, clean_rois)
+            extra = self.read_gaps(image, corners, clean_rois, recheck)
             corners += extra
             probed = len(extra)
         cards = [c for c in merge_corners(corners, (w, h)) if c.confidence >= self.min_confidence]
@@ -272,6 +291,8 @@ def _model_version(model_dir: Path, meta: dict) -> str:
     reading = {k: meta.get(k) for k in ("det_conf", "det_iou", "bg_threshold", "min_confidence", "classify_turns")}
     if meta.get("probe_gaps"):
         reading["probe_gaps"] = True
+    if meta.get("recheck_zooms"):
+        reading["recheck"] = [meta["recheck_zooms"], meta.get("recheck_below", 0.0)]
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"
