@@ -120,6 +120,18 @@ def test_rows_from_depth_bands_with_a_skewed_row():
     assert rows_by_depth(depths, laterals) == ["back"] * 5 + ["middle"] * 5 + ["front"] * 3
 
 
+def test_a_stray_reading_beyond_the_back_row_does_not_merge_two_rows():
+    """A false find at the seat's edge (a half-covered index misread) is one lone band of depth;
+    the back and middle rows behind it must not be read as one row of ten."""
+    stray = [-30]  # further from the back row than the rows are from each other
+    back, middle, front = [40, 42, 44, 41, 43], [90, 92, 94, 91, 93], [150, 152, 151]
+    laterals = [50] + [0, 40, 80, 120, 160] * 2 + [0, 40, 80]
+    rows = rows_by_depth(stray + back + middle + front, laterals)
+    assert rows == ["back"] * 6 + ["middle"] * 5 + ["front"] * 3
+    turned = rows_by_depth(back + middle + front + [220], laterals[1:] + [50])  # the stray past the front row
+    assert turned == ["back"] * 5 + ["middle"] * 5 + ["front"] * 4
+
+
 def test_dead_seat_pile_and_face_down_rows_are_not_read():
     hands = set_hands(shuffled_deck(4))
     layout = TableLayout((

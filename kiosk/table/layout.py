@@ -195,6 +195,8 @@ def _rows_1d(values: np.ndarray, min_gap: float | None) -> tuple[list[str], tupl
         spread = float(d[-1] - d[0])
         threshold = max(4.0 * noise, 0.15 * spread, min_gap or 0.0, 1e-6)
         cuts = sorted(int(i) for i in widest[:2] if gaps[i] > threshold)
+        if len(cuts) == 2 and n > 3:
+            cuts = _past_a_stray(cuts, [int(i) for i in widest[2:3] if gaps[i] > threshold], n)
         if len(cuts) == 2:
             bands = ["back", "middle", "front"]
         elif len(cuts) == 1:
@@ -216,6 +218,32 @@ def _rows_1d(values: np.ndarray, min_gap: float | None) -> tuple[list[str], tupl
     for rank, idx in enumerate(order):
         labels[idx] = labels_sorted[rank]
     return labels, quality
+
+
+def _past_a_stray(cuts: list[int], third: list[int], n: int) -> list[int]:
+    """A lone reading beyond a seat's outer row (a stray find at its edge) and a band of 6+ cards:
+    rows hold at most 5, so cut that band at the next widest gap instead and let the lone
+    reading join its neighbour (the stabiliser then judges it as a 14th card).
+
+    >>> _past_a_stray([0, 10], [5], 14)   # 1 | 10 | 3 -> 6 | 5 | 3
+    [5, 10]
+    >>> _past_a_stray([9, 12], [4], 14)   # 10 | 3 | 1 -> 5 | 5 | 4
+    [4, 9]
+    >>> _past_a_stray([2, 7], [5], 13)    # 3 | 5 | 5 stays
+    [2, 7]
+    """
+    edges = [-1, cuts[0], cuts[1], n - 1]
+    sizes = [b - a for a, b in zip(edges, edges[1:])]
+    if not third or max(sizes) <= 5:
+        return cuts
+    inside = next((i for i in range(3) if edges[i] < third[0] <= edges[i + 1] - 1), None)
+    if inside is None or sizes[inside] <= 5:
+        return cuts
+    if sizes[0] == 1:
+        return sorted([cuts[1], third[0]])
+    if sizes[2] == 1:
+        return sorted([cuts[0], third[0]])
+    return cuts
 
 
 def rows_by_bands(depths: Sequence[float], extent: float, bands: tuple[float, float]) -> list[str]:
