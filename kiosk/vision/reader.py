@@ -153,10 +153,7 @@ class CardReader:
         probs = self.classify_crops(np.stack([square_crop(image, b, self.cls_size) for b in boxes]))
         if not (recheck and self.zooms):
             return probs
-        card_mass = np.zeros((len(probs), len(CLASS_NAMES)), dtype=np.float32)
-        card_mask = self._card_of >= 0
-        np.add.at(card_mass.T, self._card_of[card_mask], probs[:, card_mask].T)
-        doubt = np.flatnonzero(card_mass.max(axis=1) < self.recheck_below)
+        doubt = np.flatnonzero(self.card_mass(probs).max(axis=1) < self.recheck_below)
         if doubt.size:
             total = probs[doubt].copy()
             for z in self.zooms:
@@ -174,12 +171,17 @@ class CardReader:
             np.add.at(probs, (slice(None), self._turned[t]), outs)
         return probs / self.turns
 
+    def card_mass(self, probs: np.ndarray) -> np.ndarray:
+        """Per card (n, 53): the class probabilities summed over the card's four orientations."""
+        mass = np.zeros((len(probs), len(CLASS_NAMES)), dtype=np.float64)
+        card_mask = self._card_of >= 0
+        np.add.at(mass.T, self._card_of[card_mask], probs[:, card_mask].T)
+        return mass
+
     def corners_from(self, boxes_scores, probs: np.ndarray) -> list[Corner]:
         corners = []
         card_mask = self._card_of >= 0
-        for (box, score), p in zip(boxes_scores, probs):
-            card_probs = np.zeros(len(CLASS_NAMES), dtype=np.float64)
-            np.add.at(card_probs, self._card_of[card_mask], p[card_mask])
+        for (box, score), p, card_probs in zip(boxes_scores, probs, self.card_mass(probs)):
             bg = 1.0 - float(card_probs.sum())
             if bg >= self.bg_threshold:
                 continue
