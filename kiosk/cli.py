@@ -25,6 +25,7 @@ COMMANDS = (
     "replay",
     "audit",
     "pin",
+    "quantize",
 )
 
 

@@ -1,7 +1,7 @@
 """`kiosk bench detector`: frame read time of the card reader per export format.
 
 Reads 1920x1080 showdown frames (rendered with kiosk.synth from a committed deck, or
---image files) with each backend on --threads cores (2, the kiosk's CPU), after a warm-up,
+--image files) with each backend (openvino-int8: the INT8 classifier of `kiosk quantize`) on --threads cores (2, the kiosk's CPU), after a warm-up,
 and prints median / p90 per backend side by side. Formats the model folder lacks are
 exported from its .pt weights into runs/reader-exports/ first. --set-default writes the
 fastest backend into the model folder's reader.json (what `load_reader(backend="auto")` uses).
@@ -23,7 +23,7 @@ from kiosk.errors import KioskError
 
 def add_arguments(parser) -> None:
     parser.add_argument("--models", "--model-dir", dest="model_dir", default="models")
-    parser.add_argument("--backends", default="pytorch,onnx,openvino", help="comma-separated (default: all three)")
+    parser.add_argument("--backends", default="pytorch,onnx,openvino,openvino-int8", help="comma-separated (default: all four)")
     parser.add_argument("--frames", type=int, default=20, help="timed reads per backend (default 20)")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per backend (default 2, the kiosk's cores)")
@@ -54,12 +54,15 @@ def _frames(args) -> list[np.ndarray]:
 
 def _model_dir_for(model_dir: Path, backend: str) -> Path:
     """A folder holding the reader in `backend`'s format, exporting it if the folder lacks it."""
+    from kiosk.vision.backends import INT8
     from kiosk.vision.reader import available_backends, read_meta
     from kiosk.vision.training import CLASSIFIER, DETECTOR, export_model
 
     meta = read_meta(model_dir)
     if backend in available_backends(model_dir, meta):
         return model_dir
+    if backend == INT8:
+        raise KioskError(f"{model_dir}: no INT8 models here (make them with 'kiosk quantize --models {model_dir}')")
     from kiosk.vision.reader import _model_version
 
     cache = Path("runs") / "reader-exports" / _model_version(model_dir, meta)
@@ -124,11 +127,11 @@ def run(args) -> int:
         print(json.dumps({"frame": [w, h], "threads": args.threads, "frames": args.frames, "rows": rows, "fastest": fastest["backend"]}, indent=2))
     else:
         print(f"card reader, {w}x{h} frames, {args.threads} threads, {args.frames} reads after {args.warmup} warm-up")
-        print(f"{'backend':<10} {'median ms':>10} {'p90 ms':>8} {'detect':>8} {'classify':>9} {'cards':>6}")
+        print(f"{'backend':<13} {'median ms':>10} {'p90 ms':>8} {'detect':>8} {'classify':>9} {'cards':>6}")
         for r in rows:
             mark = "  <- fastest" if r is fastest else ""
             print(
-                f"{r['backend']:<10} {r['median_ms']:>10.1f} {r['p90_ms']:>8.1f} {r['detect_ms']:>8.1f} "
+                f"{r['backend']:<13} {r['median_ms']:>10.1f} {r['p90_ms']:>8.1f} {r['detect_ms']:>8.1f} "
                 f"{r['classify_merge_ms']:>9.1f} {r['cards_per_frame']:>6.1f}{mark}"
             )
         print(f"target: <= 150 ms median -> {'met' if fastest['median_ms'] <= 150 else 'NOT met'} ({fastest['backend']})")

@@ -35,7 +35,7 @@ def classifier_confusion(reader, crops_val: Path, limit_per_class: int = 200) ->
         for f in files:
             im = cv2.imread(str(f))
             im = cv2.resize(im, (reader.cls_size, reader.cls_size))
-            batch.append(im[:, :, ::-1].transpose(2, 0, 1).astype(np.float32) / 255.0)
+            batch.append(im)
         probs = np.concatenate([reader._cls(np.stack(batch[i : i + 64])) for i in range(0, len(batch), 64)])
         for p in probs:
             top = names[int(np.argmax(p))]

@@ -25,7 +25,7 @@ import numpy as np
 
 from kiosk.cards import CLASS_NAMES
 from kiosk.errors import KioskError
-from kiosk.vision.backends import BACKENDS, open_runner
+from kiosk.vision.backends import BACKENDS, INT8, open_runner
 from kiosk.vision.detections import Detections
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
 from kiosk.vision.geometry import square_crop
@@ -63,8 +63,7 @@ class IndexFinder:
         resized = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
         canvas = np.full((in_h, in_w, 3), 114, dtype=np.uint8)
         canvas[:nh, :nw] = resized
-        batch = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        pred = self._det(batch)[0]  # (4 + 1, anchors): cx, cy, w, h, score
+        pred = self._det(canvas[None])[0]  # (4 + 1, anchors): cx, cy, w, h, score
         scores = pred[4]
         keep = scores >= self.conf_threshold
         if not keep.any():
@@ -124,7 +123,7 @@ class CardReader:
         # Look again in the gaps of fanned rows where the row's step says an index is (kiosk.vision.gaps).
         self.probe_gaps = bool(meta.get("probe_gaps", False))
         self._build_class_maps(meta["classifier"]["names"])
-        self.model_version = _model_version(self.model_dir, meta)
+        self.model_version = _model_version(self.model_dir, meta, backend)
 
     def _build_class_maps(self, names: list[str]) -> None:
         n = len(names)
@@ -165,9 +164,8 @@ class CardReader:
         """Class probabilities (n, classes) of BGR cuts (n, size, size, 3)."""
         probs = np.zeros((len(crops), len(self._card_of)), dtype=np.float32)
         for t in range(self.turns):
-            turned = np.rot90(crops, t, axes=(1, 2)) if t else crops
-            batch = turned[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-            outs = np.concatenate([self._cls(batch[i : i + CLS_BATCH]) for i in range(0, len(batch), CLS_BATCH)])
+            turned = np.ascontiguousarray(np.rot90(crops, t, axes=(1, 2))) if t else crops
+            outs = np.concatenate([self._cls(turned[i : i + CLS_BATCH]) for i in range(0, len(turned), CLS_BATCH)])
             np.add.at(probs, (slice(None), self._turned[t]), outs)
         return probs / self.turns
 
@@ -284,11 +282,14 @@ def _inside_any(box, rois) -> bool:
     return any(r[0] <= cx <= r[2] and r[1] <= cy <= r[3] for r in rois)
 
 
-def _model_version(model_dir: Path, meta: dict) -> str:
+def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
     digest = hashlib.sha256()
     for key in ("detector", "classifier"):
         pt = model_dir / meta[key]["files"]["pytorch"]
         digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
+        if backend == INT8:  # quantized weights read differently from the FP32 ones
+            for part in sorted((model_dir / meta[key]["files"][INT8]).glob("*.bin")):
+                digest.update(part.read_bytes())
     # How the weights are read changes the readings as much as the weights do.
     reading = {k: meta.get(k) for k in ("det_conf", "det_iou", "bg_threshold", "min_confidence", "classify_turns")}
     if meta.get("probe_gaps"):

@@ -1,0 +1,47 @@
+"""`kiosk quantize`: INT8 copies of the card reader's OpenVINO models, for CPUs without AVX-512.
+
+    kiosk quantize [--models models] [--parts classifier] [--frames 48] [--seed 5000]
+
+Post-training quantization with NNCF (`pip install -e ".[dataset]"`), calibrated on rendered
+scenes of designs the reader trained on (`python datasets/build.py fetch` first). Writes
+`*_int8_openvino_model/` beside the FP32 models and adds the backend `openvino-int8` to
+`reader.json`; compare it with `kiosk bench detector` and `kiosk eval --backend openvino-int8`.
+See docs/detector.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("quantize", help="INT8 copies of the card reader's OpenVINO models", description=__doc__)
+    p.add_argument("--models", "--model-dir", dest="model_dir", type=Path, default=Path("models"),
+                   help="reader folder to add the INT8 models to (default: models)")
+    p.add_argument("--parts", default="classifier",
+                   help="comma-separated: classifier, detector (default: classifier; an INT8 detector "
+                        "finds twice as many false indices, docs/detector.md)")
+    p.add_argument("--frames", type=int, default=48, help="rendered calibration frames (default: 48)")
+    p.add_argument("--designs", type=int, default=12, help="training designs to render them with (default: 12)")
+    p.add_argument("--seed", type=int, default=5000)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from kiosk.errors import KioskError
+    from kiosk.vision.quantize import PARTS, quantize_reader
+
+    parts = tuple(p.strip() for p in args.parts.split(",") if p.strip())
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown or not parts:
+        raise KioskError(f"--parts: unknown part {', '.join(unknown) or '(none)'} (choose from {', '.join(PARTS)})")
+    if args.frames < 4:
+        raise KioskError(f"--frames {args.frames}: at least 4 calibration frames")
+    try:
+        import nncf  # noqa: F401
+    except ImportError as err:
+        raise KioskError('quantizing needs NNCF: pip install -e ".[dataset]"') from err
+    made = quantize_reader(args.model_dir, parts, args.frames, args.seed, args.designs)
+    print(f"INT8 {', '.join(made['parts'])} written to {args.model_dir} (backend openvino-int8), "
+          f"calibrated on {args.frames} frames of {len(made['designs'])} training designs")
+    return 0

@@ -1,0 +1,83 @@
+"""The INT8 backend (`kiosk quantize`, kiosk/vision/quantize.py): it must read what the FP32 reader reads."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kiosk.cli import main
+from kiosk.errors import KioskError
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+@pytest.fixture(scope="module")
+def showdown():
+    from kiosk.synth.scenes import render_random
+    from kiosk.table.bench import _unseen_decks
+
+    return render_random("showdown", _unseen_decks(str(MODELS))[0], seed=4242, size=(1920, 1080))
+
+
+def _agreement(int8, fp32, image) -> tuple[float, int]:
+    """Share of the detector's finds whose best card the two classifiers agree on, and how many finds."""
+    boxes = [box for box, _ in fp32.find_indices(image, (0, 0, image.shape[1], image.shape[0]))]
+    a = fp32.card_mass(fp32.classify(image, boxes)).argmax(axis=1)
+    b = int8.card_mass(int8.classify(image, boxes)).argmax(axis=1)
+    return float(np.mean(a == b)), len(boxes)
+
+
+def test_the_shipped_int8_classifier_reads_the_cuts_as_the_fp32_one_does(showdown):
+    from kiosk.vision.reader import load_reader
+
+    fp32 = load_reader(MODELS, backend="openvino")
+    int8 = load_reader(MODELS, backend="openvino-int8")
+    share, finds = _agreement(int8, fp32, showdown.image)
+    assert finds >= 30
+    assert share >= 0.95, f"the INT8 classifier agrees with the FP32 one on only {share:.0%} of {finds} cuts"
+
+
+def test_int8_readings_are_another_model_version():
+    """A recorded hand names the reader that decided it; INT8 weights read differently."""
+    from kiosk.vision.reader import load_reader
+
+    assert load_reader(MODELS, backend="openvino").model_version != load_reader(MODELS, backend="openvino-int8").model_version
+
+
+def test_quantize_names_an_unknown_part(capsys):
+    assert main(["quantize", "--parts", "classifier,head"]) != 0
+    err = capsys.readouterr().err
+    assert "--parts" in err and "head" in err and "Traceback" not in err
+
+
+def test_the_benchmark_says_how_to_make_missing_int8_models(tmp_path):
+    from kiosk.vision.bench import _model_dir_for
+
+    folder = tmp_path / "fp32-only"
+    shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*int8*", "figures"))
+    with pytest.raises(KioskError, match="kiosk quantize"):
+        _model_dir_for(folder, "openvino-int8")
+
+
+@pytest.mark.slow
+def test_quantize_writes_an_int8_backend_that_reads_a_showdown(tmp_path, showdown):
+    """The recipe itself, on a few calibration frames: the new backend loads, is the same reading as
+    FP32 on nearly every cut, and the FP32 models are untouched."""
+    from kiosk.vision.quantize import quantize_reader
+    from kiosk.vision.reader import load_reader, read_meta
+
+    folder = tmp_path / "reader"
+    shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*int8*", "figures"))
+    fp32_bin = next((folder / "index-classifier_openvino_model").glob("*.bin")).read_bytes()
+    made = quantize_reader(folder, frames=4, designs=2, seed=7)
+    meta = read_meta(folder)
+    assert made["parts"] == ["classifier"] and len(made["designs"]) == 2
+    assert not set(made["designs"]) & set(meta["eval_decks"])
+    assert meta["classifier"]["files"]["openvino-int8"] != meta["classifier"]["files"]["openvino"]
+    assert meta["detector"]["files"]["openvino-int8"] == meta["detector"]["files"]["openvino"]
+    assert next((folder / "index-classifier_openvino_model").glob("*.bin")).read_bytes() == fp32_bin
+    share, finds = _agreement(load_reader(folder, "openvino-int8"), load_reader(folder, "openvino"), showdown.image)
+    assert finds >= 30 and share >= 0.9, share
