@@ -1,4 +1,4 @@
-"""Fixtures shared by the browser tests (display and floor review)."""
+"""Fixtures shared by several test files: the browser (display and floor review) and a rendered showdown."""
 
 from __future__ import annotations
 
@@ -29,3 +29,13 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def showdown():
+    """A rendered 1080p showdown of a design the reader never trained on, that this machine has."""
+    from kiosk.synth.scenes import render_random
+    from kiosk.table.bench import _unseen_decks
+
+    models = Path(__file__).resolve().parents[1] / "models"
+    return render_random("showdown", _unseen_decks(str(models))[0], seed=4242, size=(1920, 1080))

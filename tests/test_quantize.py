@@ -14,14 +14,6 @@ from kiosk.errors import KioskError
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-@pytest.fixture(scope="module")
-def showdown():
-    from kiosk.synth.scenes import render_random
-    from kiosk.table.bench import _unseen_decks
-
-    return render_random("showdown", _unseen_decks(str(MODELS))[0], seed=4242, size=(1920, 1080))
-
-
 def _agreement(int8, fp32, image) -> tuple[float, int]:
     """Share of the detector's finds whose best card the two classifiers agree on, and how many finds."""
     boxes = [box for box, _ in fp32.find_indices(image, (0, 0, image.shape[1], image.shape[0]))]
@@ -66,7 +58,7 @@ def test_the_benchmark_says_how_to_make_missing_int8_models(tmp_path):
 def test_quantize_writes_an_int8_backend_that_reads_a_showdown(tmp_path, showdown):
     """The recipe itself, on a few calibration frames: the new backend loads, is the same reading as
     FP32 on nearly every cut, and the FP32 models are untouched."""
-    from kiosk.vision.quantize import quantize_reader
+    from kiosk.vision.quantize import agreement, quantize_reader
     from kiosk.vision.reader import load_reader, read_meta
 
     folder = tmp_path / "reader"
@@ -81,3 +73,5 @@ def test_quantize_writes_an_int8_backend_that_reads_a_showdown(tmp_path, showdow
     assert next((folder / "index-classifier_openvino_model").glob("*.bin")).read_bytes() == fp32_bin
     share, finds = _agreement(load_reader(folder, "openvino-int8"), load_reader(folder, "openvino"), showdown.image)
     assert finds >= 30 and share >= 0.9, share
+    seen = agreement(folder, frames=2)
+    assert seen["cuts"] >= 30 and seen["best_card_differs"] <= 0.1 * seen["cuts"], seen

@@ -192,16 +192,6 @@ def reader():
     return load_reader(MODELS)
 
 
-@pytest.fixture(scope="module")
-def showdown():
-    from kiosk.synth.scenes import render_random
-
-    from kiosk.table.bench import _unseen_decks
-
-    held_out = _unseen_decks(str(MODELS))  # a design the reader never trained on, that this machine has
-    return render_random("showdown", held_out[0], seed=4242, size=(1920, 1080))
-
-
 def test_model_version_names_the_weights(reader):
     assert reader.model_version.startswith("cards-2stage-")
     assert len(reader.model_version) > len("cards-2stage-") + 8

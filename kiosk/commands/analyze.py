@@ -28,7 +28,7 @@ def register(subparsers) -> None:
     parser.add_argument("--config", metavar="FILE", help="table config (YAML); default: the whole frame is the table")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a readable report")
     parser.add_argument("--models", metavar="DIR", default="models", help="card reader folder (default: models)")
-    parser.add_argument("--backend", default="auto", help="reader backend: auto, pytorch, onnx, openvino")
+    parser.add_argument("--backend", default="auto", help="reader backend: auto, openvino-int8, openvino, onnx, pytorch")
     parser.add_argument(
         "--detections", metavar="FILE",
         help="use saved readings (the JSON of 'kiosk detect --json', one entry per frame in order) "

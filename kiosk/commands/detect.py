@@ -24,7 +24,7 @@ def register(subparsers) -> None:
     p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (a folder stands for the images in it)")
     p.add_argument("--json", action="store_true", help="print JSON only (the contract other tools call)")
     p.add_argument("--models", "--model-dir", dest="model_dir", default="models", help="reader folder (default: models)")
-    p.add_argument("--backend", default="auto", help="auto (fastest committed), openvino, onnx or pytorch")
+    p.add_argument("--backend", default="auto", help="auto (the default in reader.json), openvino-int8, openvino, onnx or pytorch")
     p.add_argument("--out", type=Path, default=Path("runs/detect"), help="where annotated images go (without --json)")
     p.add_argument("--no-images", action="store_true", help="do not write annotated images")
     p.set_defaults(func=run)

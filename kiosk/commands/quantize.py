@@ -1,11 +1,13 @@
 """`kiosk quantize`: INT8 copies of the card reader's OpenVINO models, for CPUs without AVX-512.
 
-    kiosk quantize [--models models] [--parts classifier] [--frames 48] [--seed 5000]
+    kiosk quantize [--models models] [--parts classifier] [--frames 48] [--seed 5000] [--check 15]
 
 Post-training quantization with NNCF (`pip install -e ".[dataset]"`), calibrated on rendered
-scenes of designs the reader trained on (`python datasets/build.py fetch` first). Writes
+scenes of designs outside the reader's evaluation designs (`python datasets/build.py fetch` first). Writes
 `*_int8_openvino_model/` beside the FP32 models and adds the backend `openvino-int8` to
-`reader.json`; compare it with `kiosk bench detector` and `kiosk eval --backend openvino-int8`.
+`reader.json`, then prints how often the INT8 classifier's best card differs from the FP32 one's
+on rendered showdowns of unseen designs (`--check`). Compare them further with `kiosk bench detector`
+and `kiosk eval --backend openvino-int8`.
 See docs/detector.md.
 """
 
@@ -24,12 +26,14 @@ def register(subparsers) -> None:
     p.add_argument("--frames", type=int, default=48, help="rendered calibration frames (default: 48)")
     p.add_argument("--designs", type=int, default=12, help="training designs to render them with (default: 12)")
     p.add_argument("--seed", type=int, default=5000)
+    p.add_argument("--check", type=int, default=15, metavar="FRAMES",
+                   help="then compare INT8 with FP32 on this many showdowns of unseen designs (0: skip)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from kiosk.errors import KioskError
-    from kiosk.vision.quantize import PARTS, quantize_reader
+    from kiosk.vision.quantize import PARTS, agreement, quantize_reader
 
     parts = tuple(p.strip() for p in args.parts.split(",") if p.strip())
     unknown = [p for p in parts if p not in PARTS]
@@ -43,5 +47,10 @@ def run(args) -> int:
         raise KioskError('quantizing needs NNCF: pip install -e ".[dataset]"') from err
     made = quantize_reader(args.model_dir, parts, args.frames, args.seed, args.designs)
     print(f"INT8 {', '.join(made['parts'])} written to {args.model_dir} (backend openvino-int8), "
-          f"calibrated on {args.frames} frames of {len(made['designs'])} training designs")
+          f"calibrated on {args.frames} frames of {len(made['designs'])} designs outside the evaluation designs")
+    if args.check:
+        seen = agreement(args.model_dir, args.check)
+        print(f"against FP32, on {seen['cuts']} cuts of cards in {seen['frames']} showdowns of unseen designs "
+              f"({', '.join(seen['designs'])}): the best card differs on {seen['best_card_differs']}, "
+              f"probabilities move by {seen['mean_shift']} on average (sum over the 53 cards)")
     return 0

@@ -28,7 +28,7 @@ def register(subparsers) -> None:
     parser.add_argument("--profile", metavar="NAME", help="replay under this scoring profile (a changed-rule replay)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--models", metavar="DIR", default="models", help="card reader folder (default: models)")
-    parser.add_argument("--backend", default="auto", help="reader backend: auto, pytorch, onnx, openvino")
+    parser.add_argument("--backend", default="auto", help="reader backend: auto, openvino-int8, openvino, onnx, pytorch")
     parser.set_defaults(func=run)
 
 

@@ -98,7 +98,11 @@ def quantize_reader(model_dir: Path, parts=DEFAULT_PARTS, frames: int = 48, seed
         model = core.read_model(str(xml))
         data = det_inputs if part == "detector" else cls_batches
         ignored = nncf.IgnoredScope(patterns=list(FP32[part]), validate=False)
-        quantized = nncf.quantize(model, nncf.Dataset(data), subset_size=len(data), ignored_scope=ignored)
+        # Asymmetric activations (MIXED; SiLU outputs are not centred on 0) and the full bias
+        # correction: on 888 cuts of unseen designs the best card then differs from FP32's on 14,
+        # against 51 with NNCF's defaults.
+        quantized = nncf.quantize(model, nncf.Dataset(data), subset_size=len(data), ignored_scope=ignored,
+                                  preset=nncf.QuantizationPreset.MIXED, fast_bias_correction=False)
         folder = f"{Path(fp32).name.replace('_openvino_model', '')}_int8_openvino_model"
         shutil.rmtree(model_dir / folder, ignore_errors=True)
         (model_dir / folder).mkdir()
@@ -107,6 +111,33 @@ def quantize_reader(model_dir: Path, parts=DEFAULT_PARTS, frames: int = 48, seed
     for part in PARTS:
         meta[part]["files"][INT8] = made[part]
     meta["int8"] = {"parts": list(parts), "frames": frames, "seed": seed, "designs": decks,
-                    "fp32": {part: list(FP32[part]) for part in parts}, "nncf": nncf.__version__}
+                    "fp32": {part: list(FP32[part]) for part in parts}, "preset": "mixed",
+                    "bias_correction": "full", "nncf": nncf.__version__}
     (model_dir / READER_JSON).write_text(json.dumps(meta, indent=2) + "\n")
     return meta["int8"]
+
+
+def agreement(model_dir: Path, frames: int = 15, seed: int = 7000) -> dict:
+    """How the INT8 classifier reads against the FP32 one, on the cuts of cards (FP32 card mass
+    >= 0.5) in rendered showdowns of designs the reader never trained on."""
+    from kiosk.synth.scenes import render_random
+    from kiosk.table.bench import _unseen_decks
+    from kiosk.vision.reader import load_reader
+
+    decks = _unseen_decks(str(model_dir))
+    if not decks:
+        raise KioskError("no unseen deck design on this machine to compare the readers on")
+    fp32, int8 = load_reader(model_dir, "openvino"), load_reader(model_dir, INT8)
+    cuts = differ = 0
+    shift = []
+    for i in range(frames):
+        image = render_random("showdown", decks[i % len(decks)], seed=seed + i, size=FRAME).image
+        boxes = [box for box, _ in fp32.find_indices(image, (0, 0, image.shape[1], image.shape[0]))]
+        a = fp32.card_mass(fp32.classify(image, boxes))
+        b = int8.card_mass(int8.classify(image, boxes))
+        cards = a.sum(axis=1) >= 0.5
+        cuts += int(cards.sum())
+        differ += int((a.argmax(axis=1) != b.argmax(axis=1))[cards].sum())
+        shift.append(np.abs(a - b).sum(axis=1)[cards])
+    return {"designs": decks, "frames": frames, "cuts": cuts, "best_card_differs": differ,
+            "mean_shift": round(float(np.concatenate(shift).mean()), 4) if cuts else 0.0}

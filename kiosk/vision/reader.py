@@ -60,7 +60,10 @@ class IndexFinder:
         in_h, in_w = self.input_hw
         r = min(in_w / w, in_h / h, MAX_UPSCALE)
         nw, nh = max(1, round(w * r)), max(1, round(h * r))
-        resized = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+        if (nw, nh) == (w, h):
+            resized = patch
+        else:
+            resized = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
         canvas = np.full((in_h, in_w, 3), 114, dtype=np.uint8)
         canvas[:nh, :nw] = resized
         pred = self._det(canvas[None])[0]  # (4 + 1, anchors): cx, cy, w, h, score
