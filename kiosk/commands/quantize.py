@@ -24,7 +24,7 @@ def register(subparsers) -> None:
                    help="comma-separated: classifier, detector (default: classifier; an INT8 detector "
                         "finds twice as many false indices, docs/detector.md)")
     p.add_argument("--frames", type=int, default=48, help="rendered calibration frames (default: 48)")
-    p.add_argument("--designs", type=int, default=12, help="training designs to render them with (default: 12)")
+    p.add_argument("--designs", type=int, default=12, help="designs to render them with, outside the evaluation designs (default: 12)")
     p.add_argument("--seed", type=int, default=5000)
     p.add_argument("--check", type=int, default=15, metavar="FRAMES",
                    help="then compare INT8 with FP32 on this many showdowns of unseen designs (0: skip)")

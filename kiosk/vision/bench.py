@@ -1,9 +1,10 @@
 """`kiosk bench detector`: frame read time of the card reader per export format.
 
 Reads 1920x1080 showdown frames (rendered with kiosk.synth from a committed deck, or
---image files) with each backend (openvino-int8: the INT8 classifier of `kiosk quantize`) on --threads cores (2, the kiosk's CPU), after a warm-up,
-and prints median / p90 per backend side by side. Formats the model folder lacks are
-exported from its .pt weights into runs/reader-exports/ first. --set-default writes the
+--image files) with each backend (openvino-int8: the INT8 classifier of `kiosk quantize`)
+on --threads cores (2, the kiosk's CPU), after a warm-up, and prints median / p90 per backend
+side by side. Formats the model folder lacks are exported from its .pt weights into
+runs/reader-exports/ first (INT8 models are made by `kiosk quantize`). --set-default writes the
 fastest backend into the model folder's reader.json (what `load_reader(backend="auto")` uses).
 """
 

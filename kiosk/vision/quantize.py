@@ -1,7 +1,7 @@
 """INT8 copies of the reader's OpenVINO models (NNCF post-training quantization).
 
 On CPUs without AVX-512 (AVX2 only) the FP32 reader takes about 300 ms a 1080p frame, a third of
-it in the classifier; its INT8 copy reads the same cuts about 1.8x faster. The INT8 models sit beside
+it in the classifier; its INT8 copy reads the same cuts about 1.5x faster. The INT8 models sit beside
 the FP32 ones as the backend `openvino-int8`; `reader.json` records how they were made.
 
 Calibration uses rendered scenes of designs outside the reader's evaluation designs and their families,
@@ -99,8 +99,8 @@ def quantize_reader(model_dir: Path, parts=DEFAULT_PARTS, frames: int = 48, seed
         data = det_inputs if part == "detector" else cls_batches
         ignored = nncf.IgnoredScope(patterns=list(FP32[part]), validate=False)
         # Asymmetric activations (MIXED; SiLU outputs are not centred on 0) and the full bias
-        # correction: on 888 cuts of unseen designs the best card then differs from FP32's on 14,
-        # against 51 with NNCF's defaults.
+        # correction: on 888 cuts of five unseen designs the best card then differed from FP32's
+        # on 14, against 51 with NNCF's defaults (models/MODEL_CARD.md, "INT8 classifier").
         quantized = nncf.quantize(model, nncf.Dataset(data), subset_size=len(data), ignored_scope=ignored,
                                   preset=nncf.QuantizationPreset.MIXED, fast_bias_correction=False)
         folder = f"{Path(fp32).name.replace('_openvino_model', '')}_int8_openvino_model"
