@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -52,6 +53,20 @@ def test_the_benchmark_says_how_to_make_missing_int8_models(tmp_path):
     shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*int8*", "figures"))
     with pytest.raises(KioskError, match="kiosk quantize"):
         _model_dir_for(folder, "openvino-int8")
+
+
+def test_the_benchmark_of_a_reader_without_int8_models_times_the_others(tmp_path, capsys):
+    """A freshly trained reader has no INT8 models yet: `kiosk bench detector` says so and goes on."""
+    folder = tmp_path / "fp32-only"
+    shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*int8*", "figures"))
+    args = ["bench", "detector", "--models", str(folder), "--backends", "openvino,openvino-int8",
+            "--frames", "1", "--warmup", "0", "--json"]
+    assert main(args) == 0
+    out = capsys.readouterr()
+    assert "openvino-int8: skipped" in out.err and "kiosk quantize" in out.err
+    assert [row["backend"] for row in json.loads(out.out)["rows"]] == ["openvino"]
+    assert main(args[:5] + ["openvino-int8"] + args[6:]) != 0  # asked for INT8 alone: an error, not an empty table
+    assert "kiosk quantize" in capsys.readouterr().err
 
 
 @pytest.mark.slow
