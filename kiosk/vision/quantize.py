@@ -39,9 +39,10 @@ def calibration_decks(meta: dict, count: int, seed: int) -> list[str]:
     and their families (and outside the committed unseen design `kenney`)."""
     from kiosk.synth.art import deck_info, list_decks
 
+    here = list_decks(procedural=True)
     held_out = set(meta.get("eval_decks") or []) | {"kenney"}
-    families = {deck_info(d).get("family", d) for d in held_out if d in set(list_decks(procedural=True))}
-    pool = [d for d in list_decks(procedural=True) if d not in held_out and deck_info(d).get("family", d) not in families]
+    families = {deck_info(d).get("family", d) for d in held_out.intersection(here)}
+    pool = [d for d in here if d not in held_out and deck_info(d).get("family", d) not in families]
     if not pool:
         raise KioskError("no deck designs to calibrate on: run 'python datasets/build.py fetch' first")
     rng = np.random.default_rng(seed)
