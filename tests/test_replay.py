@@ -207,6 +207,37 @@ def test_replay_with_the_real_reader_matches_the_live_verdict(tmp_path):
 
 
 @pytest.mark.slow
+def test_the_second_hand_of_a_live_table_replays_to_its_verdict(tmp_path):
+    """Two hands at a live table with the shipped reader: live, the second hand began with the
+    pipeline's memory of the first (where a still table's indices were: kiosk/vision/still.py);
+    its replay starts from its own clip alone and must reach the verdict the table got."""
+    from table_support import DEAL, EMPTY
+
+    from kiosk.vision.reader import load_reader
+
+    reader = load_reader("models")
+    second = TableLayout(tuple(SeatLayout(s, **rows) for s, rows in set_hands(shuffled_deck(12)).items()))
+    empty, deal, deal2 = (render_table(t, "kennard-2c", 5) for t in (EMPTY, DEAL, second))
+    cfg = load_config(None)
+    store = HandStore(tmp_path / "kiosk.sqlite")
+    hub = Hub()
+    rec = Recorder(store, hub, cfg, tmp_path / "media")
+    runner = TableRunner(cfg, None, reader, hub, jpeg_quality=rec.jpeg_quality)
+    for i, r in enumerate([empty] * 3 + [deal] * 10 + [empty] * 8 + [deal2] * 10 + [empty] * 8):
+        runner.process(Frame(r.image, i, i / 5.0, "live"))
+    runner.finish()
+    assert rec.flush()
+    rec.close()
+    hands = [h for h in store.hand_ids() if store.hand(h).first.verdict.showdown["seats"]]
+    assert len(hands) == 2, hands
+    last = store.hand(hands[-1]).first.verdict
+    assert last.frame_index > 21 and len([c for s in last.showdown["seats"] for r in ("front", "middle", "back")
+                                          for c in s.get(r, [])]) >= 40
+    replay = replay_hand(store, hands[-1], reader)
+    assert replay.match, [str(d) for c in replay.checks for d in c.differences]
+
+
+@pytest.mark.slow
 def test_kiosk_replay_of_a_video_matches_what_the_recording_kiosk_read(tmp_path, capsys):
     """A table filmed to a file, read by a recording kiosk (as `kiosk run` sets it up) with the
     shipped reader; hours later `kiosk replay VIDEO` runs the file through the pipeline again."""

@@ -139,6 +139,20 @@ class Stabilizer(_Section):
     match_radius: float = Field(1.2, gt=0)
 
 
+class Motion(_Section):
+    # Reuse the card indices found in an earlier frame while the table has not moved since
+    # (kiosk/vision/still.py); every frame's cards are still read and vote. false: the
+    # detector runs on every frame.
+    reuse_indices: bool = True
+    # "Not moved": no 8x8-pixel mean of the frame changed by more than this many grey levels.
+    still_levels: float = Field(8.0, ge=0, le=255)
+    # The detector searches this many frames of a still table; the cards are read at every
+    # index any of them found.
+    still_searches: int = Field(3, ge=1)
+    # Run the detector again after this long, however still the table.
+    redetect_seconds: float = Field(5.0, ge=0)
+
+
 class Web(_Section):
     host: str = "127.0.0.1"
     port: int = Field(5000, ge=1, le=65535)
@@ -161,6 +175,7 @@ class KioskConfig(_Section):
     geometry: Geometry = Geometry()
     game: Game = Game()
     stabilizer: Stabilizer = Stabilizer()
+    motion: Motion = Motion()
     web: Web = Web()
     records: Records = Records()
 

@@ -29,6 +29,7 @@ from kiosk.table.snapshot import TableSnapshot, build_snapshot
 from kiosk.table.sources import Frame
 from kiosk.table.stabilizer import StableHand, Stabilizer
 from kiosk.table.verdict import Verdict
+from kiosk.vision.still import StillIndices
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,9 @@ class TableRunner:
         self._hand_verdicts: dict[str, Verdict] = {}  # the last verdict of each hand, in hand order
         self._collect = False  # run_to_end keeps every hand's; a live table only the recent ones
         self.rois = None  # the reader reads the whole frame (it tiles it as it needs)
+        motion = cfg.motion
+        self._still = (StillIndices(motion.still_levels, motion.redetect_seconds, motion.still_searches)
+                       if motion.reuse_indices and getattr(reader, "takes_still", False) else None)
         self._verdict: Verdict | None = None
         self._snapshot: TableSnapshot | None = None
         self._now = 0.0
@@ -190,7 +194,8 @@ class TableRunner:
         h, w = frame.image.shape[:2]
         if self.geometry is None or self.geometry.image_size != (w, h):
             self._setup(frame)
-        detections = self.reader.read(frame.image, self.rois, frame.index, frame.timestamp, frame.source)
+        still = {"still": self._still} if self._still is not None else {}
+        detections = self.reader.read(frame.image, self.rois, frame.index, frame.timestamp, frame.source, **still)
         occupancy = self.felt.measure(frame.image)
         with self._lock:
             snapshot = build_snapshot(

@@ -30,6 +30,7 @@ from kiosk.vision.detections import Detections
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
 from kiosk.vision.geometry import square_crop
 from kiosk.vision.merge import Corner, merge_corners
+from kiosk.vision.still import StillIndices
 
 READER_JSON = "reader.json"
 MAX_UPSCALE = 1.0  # indices in small pictures are already as large as training saw them
@@ -97,6 +98,8 @@ def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=DET_INPU
 
 
 class CardReader:
+    takes_still = True  # read() accepts a pipeline's StillIndices
+
     def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict):
         self.model_dir = Path(model_dir)
         self.backend = backend
@@ -148,11 +151,12 @@ class CardReader:
         return self.finder.find_indices(image, region)
 
     # -- stage 2 -------------------------------------------------------------------
-    def classify(self, image: np.ndarray, boxes: list[tuple], recheck: bool = False) -> np.ndarray:
-        """Class probabilities (n, classes) for square cuts around `boxes`."""
+    def classify(self, image: np.ndarray, boxes: list[tuple], recheck: bool = False, cut=((0.0, 0.0), 1.0)) -> np.ndarray:
+        """Class probabilities (n, classes) for square cuts around `boxes` (`cut`: shift and zoom)."""
         if not boxes:
             return np.zeros((0, len(self._card_of)), dtype=np.float32)
-        probs = self.classify_crops(np.stack([square_crop(image, b, self.cls_size) for b in boxes]))
+        shift, zoom = cut
+        probs = self.classify_crops(np.stack([square_crop(image, b, self.cls_size, shift=shift, zoom=zoom) for b in boxes]))
         if not (recheck and self.zooms):
             return probs
         doubt = np.flatnonzero(self.card_mass(probs).max(axis=1) < self.recheck_below)
@@ -216,7 +220,10 @@ class CardReader:
         timestamp: float = 0.0,
         source: str = "",
         recheck: bool = False,
+        still: StillIndices | None = None,
     ) -> Detections:
+        """`still`: a pipeline's memory of where the indices were (kiosk.vision.still); a frame
+        that has not moved since reads its cards at those indices without the detector."""
         image = _as_bgr(image_bgr, source)
         h, w = image.shape[:2]
         t0 = time.perf_counter()
@@ -233,11 +240,21 @@ class CardReader:
                 max(r[2] for r in clean_rois),
                 max(r[3] for r in clean_rois),
             )
-        found = self.find_indices(image, region)
-        if clean_rois is not None:
-            found = [(b, s) for b, s in found if _inside_any(b, clean_rois)]
+
+        def find():
+            found = self.find_indices(image, region)
+            if clean_rois is not None:
+                found = [(b, s) for b, s in found if _inside_any(b, clean_rois)]
+            return found
+
+        cut = ((0.0, 0.0), 1.0)
+        if still is None:
+            found, found_in = find(), frame_index
+        else:
+            found, found_in = still.indices(image, (region, tuple(clean_rois or ())), frame_index, timestamp, find)
+            cut = still.cut
         t1 = time.perf_counter()
-        probs = self.classify(image, [b for b, _ in found], recheck)
+        probs = self.classify(image, [b for b, _ in found], recheck, cut)
         corners = self.corners_from(found, probs)
         probed = 0
         if self.probe_gaps:
@@ -250,6 +267,7 @@ class CardReader:
             "backend": self.backend,
             "model": self.model_version,
             "indices": len(found),
+            "indices_from": found_in,
             "gap_reads": probed,
             "ms_detect": round((t1 - t0) * 1000, 1),
             "ms_classify": round((t2 - t1) * 1000, 1),

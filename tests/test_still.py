@@ -1,0 +1,131 @@
+"""Reusing the detector's index boxes while the table stands still (kiosk/vision/still.py).
+
+The shipped reader on a rendered showdown: a frame with fresh sensor noise reads its cards at
+the indices of the frame before (and reads them the same); a card moved, or a region asked for
+that was not searched, runs the detector again; the table pipeline does it by default and not
+when the config says `motion.reuse_indices: false`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kiosk.table.config import load_config
+from kiosk.table.hub import Hub
+from kiosk.table.runner import TableRunner
+from kiosk.table.sources import Frame
+from kiosk.vision.still import StillIndices, shrink
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from kiosk.vision.reader import load_reader
+
+    return load_reader(MODELS)
+
+
+def _noisy(image, seed, sigma=3.0):
+    rng = np.random.default_rng(seed)
+    return np.clip(image.astype(np.int16) + rng.normal(0, sigma, image.shape), 0, 255).astype(np.uint8)
+
+
+def _cards(dets):
+    return sorted((str(c.card), tuple(round(v) for v in c.box)) for c in dets.cards)
+
+
+def test_sensor_noise_is_still_a_moved_card_is_not():
+    still = StillIndices(levels=8, max_age=5, searches=1)
+    felt = np.full((1080, 1920, 3), (38, 105, 32), np.uint8)
+    calls = []
+
+    def find(tag):
+        return lambda: calls.append(tag) or [tag]
+
+    assert still.indices(felt, "all", 0, 0.0, find("a")) == (["a"], 0)
+    assert still.indices(_noisy(felt, 1), "all", 1, 0.2, find("b")) == (["a"], 0)
+    assert still.indices(felt, "seat 1", 2, 0.4, find("c")) == (["c"], 2), "another region: search it"
+    card = felt.copy()
+    card[400:430, 900:922] = 235  # one corner index's worth of white (22 x 30 px)
+    assert still.indices(card, "seat 1", 3, 0.6, find("d")) == (["d"], 3)
+    assert still.indices(card, "seat 1", 4, 5.7, find("e")) == (["e"], 4), "older than max_age: search again"
+    assert still.indices(card, "seat 1", 5, 6.0, find("f")) == (["e"], 4)
+    assert still.indices(card, "seat 1", 6, 4.0, find("g")) == (["g"], 6), "time went back (another source)"
+    assert calls == ["a", "c", "d", "e", "g"]
+
+
+def test_the_first_searches_of_a_still_table_are_pooled():
+    still = StillIndices(levels=8, max_age=5, searches=3)
+    felt = np.full((1080, 1920, 3), (38, 105, 32), np.uint8)
+    a, b, c = (100, 100, 130, 140), (300, 100, 330, 140), (500, 100, 530, 140)
+    a_again = (102, 101, 131, 141)  # the same index found a pixel or two away
+    assert still.indices(felt, "all", 0, 0.0, lambda: [(a, 0.9)]) == ([(a, 0.9)], 0)
+    assert still.indices(_noisy(felt, 1), "all", 1, 0.2, lambda: [(a_again, 0.8), (b, 0.3)]) == ([(a, 0.9), (b, 0.3)], 1)
+    assert still.indices(_noisy(felt, 2), "all", 2, 0.4, lambda: [(c, 0.5), (a_again, 0.95)]) == \
+        ([(b, 0.3), (c, 0.5), (a_again, 0.95)], 2), "one box an index, the surest of those found"
+    assert still.indices(_noisy(felt, 3), "all", 3, 0.6, lambda: [("never searched", 1.0)]) == \
+        ([(b, 0.3), (c, 0.5), (a_again, 0.95)], 2)
+
+
+def test_the_comparison_ignores_noise_and_jpeg_and_sees_an_index():
+    """The margin the default of 8 grey levels sits in, on a real rendered frame."""
+    from kiosk.synth.scenes import render_random
+    from kiosk.table.bench import _unseen_decks
+    import cv2
+
+    scene = render_random("showdown", _unseen_decks(str(MODELS))[0], seed=77, size=(1920, 1080))
+    base = shrink(scene.image)
+    jpeg = cv2.imdecode(cv2.imencode(".jpg", _noisy(scene.image, 5), [cv2.IMWRITE_JPEG_QUALITY, 90])[1], 1)
+    assert np.abs(shrink(jpeg) - base).max() <= 4
+    x1, y1, x2, y2 = (round(v) for v in scene.scene["cards"][0]["corners"][0])
+    covered = scene.image.copy()
+    covered[y1:y2, x1:x2] = covered[max(0, y1 - 60), max(0, x1 - 60)]  # the index under something else
+    assert np.abs(shrink(covered) - base).max() > 16
+
+
+@pytest.mark.slow
+def test_a_still_frame_reads_its_cards_at_the_indices_found_before(reader, showdown):
+    still = StillIndices(searches=1)
+    first = reader.read(showdown.image, frame_index=0, timestamp=0.0, still=still)
+    again = reader.read(_noisy(showdown.image, 9), frame_index=1, timestamp=0.2, still=still)
+    assert first.meta["indices_from"] == 0 and again.meta["indices_from"] == 0
+    assert again.meta["indices"] == first.meta["indices"] and again.frame_index == 1
+    assert again.meta["ms_detect"] < first.meta["ms_detect"] / 3
+    same = set(_cards(first)) & set(_cards(again))
+    assert len(same) >= 0.9 * len(first.cards), "the same cards, read again from the new frame's pixels"
+
+    # A card taken away: the detector runs again, and the card is gone.
+    gone = first.cards[0]
+    x1, y1, x2, y2 = (round(v) for v in gone.box)
+    taken = showdown.image.copy()
+    taken[y1:y2, x1:x2] = np.median(showdown.image[:40, :40].reshape(-1, 3), axis=0).astype(np.uint8)
+    after = reader.read(taken, frame_index=2, timestamp=0.4, still=still)
+    assert after.meta["indices_from"] == 2
+    assert not any(c.card == gone.card and c.box[0] >= x1 - 5 and c.box[2] <= x2 + 5 for c in after.cards)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reuse", [True, False])
+def test_the_pipeline_reuses_indices_unless_the_config_says_not(reader, showdown, tmp_path, reuse):
+    path = tmp_path / "table.yaml"
+    path.write_text(f"motion:\n  reuse_indices: {str(reuse).lower()}\n")
+    cfg = load_config(path)
+    frames = [Frame(_noisy(showdown.image, i), i, 0.25 * i, "noisy") for i in range(5)]
+    seen = []
+    hub = Hub()
+    hub.subscribe(lambda e: seen.append(e.data["detections"].meta["indices_from"]) if e.kind == "frame" else None)
+    TableRunner(cfg, frames, reader, hub).run_to_end()
+    assert seen == ([0, 1, 2, 2, 2] if reuse else [0, 1, 2, 3, 4]), "three searches pooled, then reused"
+
+
+def test_motion_settings_are_validated(tmp_path):
+    from kiosk.errors import KioskError
+
+    path = tmp_path / "table.yaml"
+    path.write_text("motion:\n  still_levels: -1\n")
+    with pytest.raises(KioskError, match=r"line 2: motion.still_levels"):
+        load_config(path)
