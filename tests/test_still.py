@@ -58,17 +58,15 @@ def test_sensor_noise_is_still_a_moved_card_is_not():
     assert calls == ["a", "c", "d", "e", "g"]
 
 
-def test_the_first_searches_of_a_still_table_are_pooled():
+def test_after_its_searches_a_still_table_takes_turns_with_their_finds_cut_a_little_off():
     still = StillIndices(levels=8, max_age=5, searches=3)
     felt = np.full((1080, 1920, 3), (38, 105, 32), np.uint8)
-    a, b, c = (100, 100, 130, 140), (300, 100, 330, 140), (500, 100, 530, 140)
-    a_again = (102, 101, 131, 141)  # the same index found a pixel or two away
-    assert still.indices(felt, "all", 0, 0.0, lambda: [(a, 0.9)]) == ([(a, 0.9)], 0)
-    assert still.indices(_noisy(felt, 1), "all", 1, 0.2, lambda: [(a_again, 0.8), (b, 0.3)]) == ([(a, 0.9), (b, 0.3)], 1)
-    assert still.indices(_noisy(felt, 2), "all", 2, 0.4, lambda: [(c, 0.5), (a_again, 0.95)]) == \
-        ([(b, 0.3), (c, 0.5), (a_again, 0.95)], 2), "one box an index, the surest of those found"
-    assert still.indices(_noisy(felt, 3), "all", 3, 0.6, lambda: [("never searched", 1.0)]) == \
-        ([(b, 0.3), (c, 0.5), (a_again, 0.95)], 2)
+    got = [still.indices(_noisy(felt, i), "all", i, 0.2 * i, lambda i=i: [f"found in {i}"]) + (still.cut,)
+           for i in range(8)]
+    assert [g[:2] for g in got] == [([f"found in {i % 3}"], i % 3) for i in range(8)]
+    assert [g[2] for g in got[:3]] == [((0.0, 0.0), 1.0)] * 3, "a frame searched is cut where it was found"
+    cuts = [g[2] for g in got[3:]]
+    assert len(set(cuts)) == 5 and ((0.0, 0.0), 1.0) not in cuts, cuts
 
 
 def test_the_comparison_ignores_noise_and_jpeg_and_sees_an_index():
@@ -119,7 +117,7 @@ def test_the_pipeline_reuses_indices_unless_the_config_says_not(reader, showdown
     hub = Hub()
     hub.subscribe(lambda e: seen.append(e.data["detections"].meta["indices_from"]) if e.kind == "frame" else None)
     TableRunner(cfg, frames, reader, hub).run_to_end()
-    assert seen == ([0, 1, 2, 2, 2] if reuse else [0, 1, 2, 3, 4]), "three searches pooled, then reused"
+    assert seen == ([0, 1, 2, 0, 1] if reuse else [0, 1, 2, 3, 4]), "three searches, then they take turns"
 
 
 def test_motion_settings_are_validated(tmp_path):
