@@ -146,9 +146,9 @@ class Motion(_Section):
     reuse_indices: bool = True
     # "Not moved": no 8x8-pixel mean of the frame changed by more than this many grey levels.
     still_levels: float = Field(8.0, ge=0, le=255)
-    # The detector searches this many frames of a still table; the cards are read at every
-    # index any of them found.
-    still_searches: int = Field(3, ge=1)
+    # The detector searches this many frames of a still table; the frames after take turns
+    # with their finds.
+    still_searches: int = Field(2, ge=1)
     # Run the detector again after this long, however still the table.
     redetect_seconds: float = Field(5.0, ge=0)
 

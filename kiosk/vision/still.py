@@ -58,7 +58,7 @@ def shrink(image: np.ndarray) -> np.ndarray:
 class StillIndices:
     """One camera's memory of where the indices were found (one per pipeline, not shared)."""
 
-    def __init__(self, levels: float = 8.0, max_age: float = 5.0, searches: int = 3):
+    def __init__(self, levels: float = 8.0, max_age: float = 5.0, searches: int = 2):
         self.levels = float(levels)
         self.max_age = float(max_age)
         self.searches = max(1, int(searches))
