@@ -42,6 +42,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--rendered", type=int, default=0, metavar="HANDS",
                         help="also read this many rendered hands of unseen deck designs and report the exact-read rate")
     parser.add_argument("--frames-per-hand", type=int, default=6, help="frames per rendered hand (default 6)")
+    parser.add_argument("--seed", type=int, default=1000,
+                        help="seed of the first rendered hand (default 1000; hand i is seed + i)")
     parser.add_argument("--reads", metavar="FILE",
                         help="keep the reader's readings of the rendered hands in this JSON file: hands already in it "
                         "are replayed through the table stages without the reader (seconds, not minutes: for tuning "
@@ -214,12 +216,12 @@ def run(args) -> int:
         if args.reads and not args.truth:
             reads = RecordedReads(Path(args.reads), timed.reader.model_version, args.frames_per_hand)
         figures["rendered"] = rendered_accuracy(cfg, None if args.truth else timed.reader, args.rendered,
-                                                args.frames_per_hand, decks=_unseen_decks(args.models),
+                                                args.frames_per_hand, seed=args.seed, decks=_unseen_decks(args.models),
                                                 show_misses=args.show_misses, reads=reads, floor=args.floor)
         if reads is not None:
             reads.save()
         r = figures["rendered"]
-        print(f"  rendered hands ({r['decks']}; {r['noise']}): exact {r['exact']}/{r['hands']} "
+        print(f"  rendered hands (seeds {r['seeds']}; {r['decks']}; {r['noise']}): exact {r['exact']}/{r['hands']} "
               f"({100 * r['exact_rate']:.1f}%; {r['exact_in_order']} in the laid order), confident and wrong: {r['confident_wrong']}, "
               f"not confident: {r['not_confident']}; left out {r['hidden_index_scenes']} of {r['rendered']} "
               "renders where some card shows no index at all")
@@ -353,7 +355,7 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
                 print(f"  miss: rendered hand {h} (seed {seed + h}, {miss['deck']}): " + "; ".join(miss["differences"])
                       + "".join(f"\n      check: {r}" for r in miss["needs_check"] + miss["integrity"]))
     readable = hands - hidden
-    return {"hands": readable, "rendered": hands, "camera": camera, "hidden_index_scenes": hidden, "exact": exact,
+    return {"hands": readable, "rendered": hands, "seeds": f"{seed}-{seed + hands - 1}", "camera": camera, "hidden_index_scenes": hidden, "exact": exact,
             "exact_rate": exact / max(1, readable), "exact_in_order": in_order, "confident_wrong": wrong, "not_confident": unsure,
             "decks": ", ".join(decks), "frames_per_hand": frames_per_hand, "misses": misses,
             "noise": "none (real reader)" if reader is not None else "exact labels, 5% missed, 1% misread per frame"}
