@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -17,7 +18,7 @@ from kiosk.table.config import load_config
 from kiosk.table.hub import Hub
 from kiosk.table.runner import TableRunner
 from kiosk.table.sources import Frame
-from kiosk.vision.still import StillIndices, shrink
+from kiosk.vision.still import AS_FOUND, StillIndices, shrink
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -64,16 +65,15 @@ def test_after_its_searches_a_still_table_takes_turns_with_their_finds_cut_a_lit
     got = [still.indices(_noisy(felt, i), "all", i, 0.2 * i, lambda i=i: [f"found in {i}"]) + (still.cut,)
            for i in range(8)]
     assert [g[:2] for g in got] == [([f"found in {i % 3}"], i % 3) for i in range(8)]
-    assert [g[2] for g in got[:3]] == [((0.0, 0.0), 1.0)] * 3, "a frame searched is cut where it was found"
+    assert [g[2] for g in got[:3]] == [AS_FOUND] * 3 == [((0.0, 0.0), 1.0)] * 3, "a searched frame is cut where found"
     cuts = [g[2] for g in got[3:]]
-    assert len(set(cuts)) == 5 and ((0.0, 0.0), 1.0) not in cuts, cuts
+    assert len(set(cuts)) == 5 and AS_FOUND not in cuts, cuts
 
 
 def test_the_comparison_ignores_noise_and_jpeg_and_sees_an_index():
     """The margin the default of 8 grey levels sits in, on a real rendered frame."""
     from kiosk.synth.scenes import render_random
     from kiosk.table.bench import _unseen_decks
-    import cv2
 
     scene = render_random("showdown", _unseen_decks(str(MODELS))[0], seed=77, size=(1920, 1080))
     base = shrink(scene.image)

@@ -30,7 +30,7 @@ from kiosk.vision.detections import Detections
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
 from kiosk.vision.geometry import square_crop
 from kiosk.vision.merge import Corner, merge_corners
-from kiosk.vision.still import StillIndices
+from kiosk.vision.still import AS_FOUND, StillIndices
 
 READER_JSON = "reader.json"
 MAX_UPSCALE = 1.0  # indices in small pictures are already as large as training saw them
@@ -151,7 +151,7 @@ class CardReader:
         return self.finder.find_indices(image, region)
 
     # -- stage 2 -------------------------------------------------------------------
-    def classify(self, image: np.ndarray, boxes: list[tuple], recheck: bool = False, cut=((0.0, 0.0), 1.0)) -> np.ndarray:
+    def classify(self, image: np.ndarray, boxes: list[tuple], recheck: bool = False, cut=AS_FOUND) -> np.ndarray:
         """Class probabilities (n, classes) for square cuts around `boxes` (`cut`: shift and zoom)."""
         if not boxes:
             return np.zeros((0, len(self._card_of)), dtype=np.float32)
@@ -247,9 +247,8 @@ class CardReader:
                 found = [(b, s) for b, s in found if _inside_any(b, clean_rois)]
             return found
 
-        cut = ((0.0, 0.0), 1.0)
         if still is None:
-            found, found_in = find(), frame_index
+            found, found_in, cut = find(), frame_index, AS_FOUND
         else:
             found, found_in = still.indices(image, (region, tuple(clean_rois or ())), frame_index, timestamp, find)
             cut = still.cut
