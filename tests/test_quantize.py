@@ -17,10 +17,10 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 
 def _agreement(int8, fp32, image) -> tuple[float, int]:
     """Share of the detector's finds whose best card the two classifiers agree on, and how many finds."""
-    boxes = [box for box, _ in fp32.find_indices(image, (0, 0, image.shape[1], image.shape[0]))]
-    a = fp32.card_mass(fp32.classify(image, boxes)).argmax(axis=1)
-    b = int8.card_mass(int8.classify(image, boxes)).argmax(axis=1)
-    return float(np.mean(a == b)), len(boxes)
+    from kiosk.vision.quantize import card_masses
+
+    a, b = card_masses(fp32, int8, image)
+    return float(np.mean(a.argmax(axis=1) == b.argmax(axis=1))), len(a)
 
 
 def test_the_shipped_int8_classifier_reads_the_cuts_as_the_fp32_one_does(showdown):

@@ -118,6 +118,12 @@ def quantize_reader(model_dir: Path, parts=DEFAULT_PARTS, frames: int = 48, seed
     return meta["int8"]
 
 
+def card_masses(fp32, int8, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per card (n, 53), the two readers' classifiers on the cuts at the FP32 detector's finds."""
+    boxes = [box for box, _ in fp32.find_indices(image, (0, 0, image.shape[1], image.shape[0]))]
+    return fp32.card_mass(fp32.classify(image, boxes)), int8.card_mass(int8.classify(image, boxes))
+
+
 def agreement(model_dir: Path, frames: int = 15, seed: int = 7000) -> dict:
     """How the INT8 classifier reads against the FP32 one, on the cuts of cards (FP32 card mass
     >= 0.5) in rendered showdowns of designs the reader never trained on."""
@@ -133,9 +139,7 @@ def agreement(model_dir: Path, frames: int = 15, seed: int = 7000) -> dict:
     shift = []
     for i in range(frames):
         image = render_random("showdown", decks[i % len(decks)], seed=seed + i, size=FRAME).image
-        boxes = [box for box, _ in fp32.find_indices(image, (0, 0, image.shape[1], image.shape[0]))]
-        a = fp32.card_mass(fp32.classify(image, boxes))
-        b = int8.card_mass(int8.classify(image, boxes))
+        a, b = card_masses(fp32, int8, image)
         cards = a.sum(axis=1) >= 0.5
         cuts += int(cards.sum())
         differ += int((a.argmax(axis=1) != b.argmax(axis=1))[cards].sum())
