@@ -8,7 +8,7 @@ missed in one frame is not yet a wrong count.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -30,6 +30,7 @@ class PlacedCard:
     table_xy: tuple[float, float]
     size: float  # the box's smaller side in pixels (a card index's scale)
     alternatives: tuple[tuple[Card, float], ...] = ()
+    trust: float = 1.0  # how far the anchor is to be trusted (`anchor_trust`)
 
     def to_json(self) -> dict:
         return {
@@ -256,6 +257,42 @@ def _same_index(a: CardDetection, b: CardDetection) -> bool:
     return False
 
 
+TRUST_CARD, TRUST_LONE_INDEX, TRUST_ODD_PAIR = 1.0, 0.6, 0.3
+
+
+def anchor_trust(det: CardDetection) -> float:
+    """How far a reading's anchor is to be trusted, as a weight among a card's readings.
+
+    A whole card (its two indices paired, or one index whose facing the reader knew) places
+    its anchor surely. One index alone may be the card's lower one, which lies about a row
+    nearer the player. Two indices side by side along the card's length are no card's pair
+    (the reader paired an index with a neighbour's): the anchor may be the neighbour's.
+
+    >>> anchor_trust(CardDetection(Card(9, "d"), 0.9, (0, 0, 20, 44), ((0, 0, 20, 44),)))
+    0.6
+    >>> pair = lambda dx: CardDetection(Card(9, "d"), 0.9, (0, 0, 80, 100), ((0, 0, 20, 44), (dx, 55, dx + 20, 99)))
+    >>> anchor_trust(pair(57)), anchor_trust(pair(-6))   # a true pair sits ~1.3 index lengths aside
+    (1.0, 0.3)
+    """
+    if len(det.corners) == 1 and all(abs(a - b) < 1.0 for a, b in zip(det.box, det.corners[0])):
+        return TRUST_LONE_INDEX
+    if len(det.corners) == 2 and not _a_cards_pair(*det.corners):
+        return TRUST_ODD_PAIR
+    return TRUST_CARD
+
+
+def _a_cards_pair(a: Box, b: Box) -> bool:
+    """Could two index boxes be one card's (diagonally opposite: well aside across the card)?"""
+    w = (a[2] - a[0] + b[2] - b[0]) / 2
+    h = (a[3] - a[1] + b[3] - b[1]) / 2
+    if abs(w - h) < 0.2 * max(w, h):
+        return True  # a card turned near 45 degrees: which way is across is not known
+    dx = abs((a[0] + a[2]) - (b[0] + b[2])) / 2
+    dy = abs((a[1] + a[3]) - (b[1] + b[3])) / 2
+    across = dx if h > w else dy
+    return across >= 0.5 * max(w, h)
+
+
 def _index_length(det: CardDetection) -> float:
     if det.corners:
         return max(max(b[2] - b[0], b[3] - b[1]) for b in det.corners)
@@ -315,7 +352,8 @@ def build_snapshot(
     by_seat: dict[int | None, list[PlacedCard]] = {}
     for det, (point, size), (seat, depth, lateral, txy) in zip(cards, items, placed_raw):
         by_seat.setdefault(seat, []).append(
-            PlacedCard(det.card, det.confidence, det.box, seat, None, None, depth, lateral, txy, size, det.alternatives)
+            PlacedCard(det.card, det.confidence, det.box, seat, None, None, depth, lateral, txy, size, det.alternatives,
+                       anchor_trust(det))
         )
     seats = []
     for number in sorted(geometry.seats):
@@ -328,8 +366,7 @@ def build_snapshot(
         for row, members in by_row.items():
             members.sort(key=lambda c: c.lateral)
             final[row] = tuple(
-                PlacedCard(c.card, c.confidence, c.box, c.seat, row, i, c.depth, c.lateral, c.table_xy, c.size, c.alternatives)
-                for i, c in enumerate(members)
+                replace(c, row=row, position=i) for i, c in enumerate(members)
             )
         seats.append(SeatView(number, number in dead, occupancy=(occupancy or {}).get(number, 0.0),
                               blob=None if blobs is None else blobs.get(number, 0.0), **final))

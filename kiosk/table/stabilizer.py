@@ -32,11 +32,12 @@ from kiosk.table.config import Stabilizer as StabilizerSettings
 from kiosk.table.deck_assignment import assign_cards
 from kiosk.table.hidden import GAP, HiddenCard, place_hidden, unseen, where
 from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
-from kiosk.table.snapshot import PlacedCard, TableSnapshot, assign_rows
+from kiosk.table.snapshot import TRUST_LONE_INDEX, PlacedCard, TableSnapshot, assign_rows
 from kiosk.table.verdict import NeedsCheck
 
 ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a top reading
 LAST_CARD = "the deck's one card read nowhere"  # why a position shows the one card the deck has left
+CARD_REACH = 14.0  # a card's diagonal in index widths: 12-14 for the decks measured
 GHOST_CONFIDENCE = 0.5  # below this a reading is too weak to shape the rows, or to stand alone
 
 
@@ -53,7 +54,7 @@ class Observation:
 class Slot:
     """One physical card position, followed across frames."""
 
-    __slots__ = ("id", "seat", "table_xy", "image_xy", "size", "depth", "lateral", "obs",
+    __slots__ = ("id", "seat", "table_xy", "image_xy", "size", "depth", "lateral", "trust", "places", "pending", "obs",
                  "first_frame", "seen", "last_seen", "first_seen", "was_present", "_tally")
 
     def __init__(self, sid: int, placed: PlacedCard, frame_number: int, timestamp: float, window: int):
@@ -64,6 +65,9 @@ class Slot:
         self.size = placed.size
         self.depth = placed.depth
         self.lateral = placed.lateral
+        self.trust = placed.trust
+        self.places: deque[PlacedCard] = deque(maxlen=window)  # where the readings put the card
+        self.pending: PlacedCard | None = None  # the last reading far from the slot
         self.obs: deque[Observation] = deque(maxlen=window)
         self.first_frame = frame_number
         self.first_seen = timestamp
@@ -73,19 +77,50 @@ class Slot:
         self._tally: list | None = None
 
     def add(self, placed: PlacedCard, frame_index: int, timestamp: float) -> None:
-        moved = np.hypot(*(self.table_xy - np.array(placed.table_xy))) > 3 * max(self.size, placed.size)
-        a = 0.3 if self.seen and not moved else 1.0
-        self.table_xy = (1 - a) * self.table_xy + a * np.array(placed.table_xy)
-        self.image_xy = (1 - a) * self.image_xy + a * np.array(_center(placed.box))
-        self.size = (1 - a) * self.size + a * placed.size
-        self.depth = (1 - a) * self.depth + a * placed.depth
-        self.lateral = (1 - a) * self.lateral + a * placed.lateral
-        if placed.seat is not None:
-            self.seat = placed.seat
+        self._place(placed)
         self.obs.append(Observation(frame_index, timestamp, placed.card, placed.confidence, placed.alternatives, placed.box))
         self.seen += 1
         self.last_seen = timestamp
         self._tally = None
+
+    def _place(self, placed: PlacedCard) -> None:
+        """Where the card lies: where most of its readings put it, weighed by how far each
+        anchor is trusted (`anchor_trust`).
+
+        Readings of a still card may disagree: in some of the detector's searches a card is
+        found by its lower index alone, or its index is paired with a neighbour's, and those
+        readings come and go. A card moved is seen at its new place frame after frame: two
+        frames in a row far from the slot move it there at once.
+        """
+        far = 3 * max(self.size, placed.size)
+        if self.places and np.hypot(*(self.table_xy - np.array(placed.table_xy))) > far:
+            if self.pending is not None and np.hypot(
+                *(np.array(self.pending.table_xy) - np.array(placed.table_xy))
+            ) <= far:
+                self.places.clear()  # the card moved: where it was no longer counts
+                self.places.append(self.pending)
+            self.pending = placed
+        else:
+            self.pending = None
+        self.places.append(placed)
+        xy = np.array([p.table_xy for p in self.places], np.float64)
+        trust = np.array([p.trust for p in self.places], np.float64)
+        sizes = np.array([p.size for p in self.places], np.float64)
+        near = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) <= 1.5 * np.maximum(
+            sizes[:, None], sizes[None, :])
+        support = near @ trust
+        best = len(support) - 1 - int(np.argmax(support[::-1]))  # the latest of the best supported
+        members = [p for p, m in zip(self.places, near[best]) if m]
+        weights = np.array([p.trust for p in members], np.float64)
+        weights /= weights.sum()
+        self.table_xy = weights @ np.array([p.table_xy for p in members], np.float64)
+        self.image_xy = weights @ np.array([_center(p.box) for p in members], np.float64)
+        self.size = float(weights @ np.array([p.size for p in members]))
+        self.depth = float(weights @ np.array([p.depth for p in members]))
+        self.lateral = float(weights @ np.array([p.lateral for p in members]))
+        self.trust = max(p.trust for p in members)
+        if self.places[best].seat is not None:
+            self.seat = self.places[best].seat
 
     def tally(self) -> list[tuple[Card, float, int, float]]:
         """(card, mass, top votes, top mass) best first.
@@ -270,9 +305,9 @@ class Stabilizer:
     def _match(self, cards: list[PlacedCard], allow_moved: bool = True) -> dict[int, int]:
         """Detection index -> slot id, one to one.
 
-        In order: the same card near its slot; the same card read confidently anywhere else
-        (it was moved: a natural's pile spread, a card pushed back into line); then any
-        reading near a slot (a misread of that card, which the votes sort out).
+        In order: the same card near its slot (within a card's reach); the same card read
+        confidently anywhere else (it was moved: a natural's pile spread, a card pushed back
+        into line); then any reading near a slot (a misread of that card, which the votes sort out).
         """
         if not cards or not self.slots:
             return {}
@@ -285,7 +320,13 @@ class Stabilizer:
         sizes = np.maximum(np.array([c.size for c in cards])[:, None], np.array([sl.size for sl in slots])[None, :])
         radius = radius_k * np.maximum(sizes, 4.0)
         same, near = [], []
-        for i, j in zip(*np.nonzero(dist <= 2.5 * radius)):
+        # An index read alone and a whole card's reading of the same card within a card's
+        # reach are that one card (the lone one may be its lower index), as one frame's are
+        # (`snapshot._one_card_one_reading`).
+        lone = np.array([c.trust == TRUST_LONE_INDEX for c in cards])[:, None] != np.array(
+            [sl.trust == TRUST_LONE_INDEX for sl in slots])[None, :]
+        reach = np.where(lone, np.maximum(2.5 * radius, CARD_REACH * np.maximum(sizes, 4.0)), 2.5 * radius)
+        for i, j in zip(*np.nonzero(dist <= reach)):
             d = float(dist[i, j])
             if bests[j] == cards[i].card:
                 same.append((d, int(i), slots[j].id))
