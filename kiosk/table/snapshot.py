@@ -31,6 +31,7 @@ class PlacedCard:
     size: float  # the box's smaller side in pixels (a card index's scale)
     alternatives: tuple[tuple[Card, float], ...] = ()
     trust: float = 1.0  # how far the anchor is to be trusted (`anchor_trust`)
+    corners: tuple[Box, ...] = ()  # the index boxes read (image pixels)
 
     def to_json(self) -> dict:
         return {
@@ -353,7 +354,7 @@ def build_snapshot(
     for det, (point, size), (seat, depth, lateral, txy) in zip(cards, items, placed_raw):
         by_seat.setdefault(seat, []).append(
             PlacedCard(det.card, det.confidence, det.box, seat, None, None, depth, lateral, txy, size, det.alternatives,
-                       anchor_trust(det))
+                       anchor_trust(det), det.corners)
         )
     seats = []
     for number in sorted(geometry.seats):

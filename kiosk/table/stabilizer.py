@@ -32,7 +32,7 @@ from kiosk.table.config import Stabilizer as StabilizerSettings
 from kiosk.table.deck_assignment import assign_cards
 from kiosk.table.hidden import GAP, HiddenCard, place_hidden, unseen, where
 from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
-from kiosk.table.snapshot import TRUST_LONE_INDEX, PlacedCard, TableSnapshot, assign_rows
+from kiosk.table.snapshot import TRUST_CARD, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, assign_rows
 from kiosk.table.verdict import NeedsCheck
 
 ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a top reading
@@ -54,8 +54,8 @@ class Observation:
 class Slot:
     """One physical card position, followed across frames."""
 
-    __slots__ = ("id", "seat", "table_xy", "image_xy", "size", "depth", "lateral", "trust", "places", "pending", "obs",
-                 "first_frame", "seen", "last_seen", "first_seen", "was_present", "_tally")
+    __slots__ = ("id", "seat", "table_xy", "image_xy", "size", "depth", "lateral", "trust", "places", "pending",
+                 "indices", "obs", "first_frame", "seen", "last_seen", "first_seen", "was_present", "_tally")
 
     def __init__(self, sid: int, placed: PlacedCard, frame_number: int, timestamp: float, window: int):
         self.id = sid
@@ -68,6 +68,7 @@ class Slot:
         self.trust = placed.trust
         self.places: deque[PlacedCard] = deque(maxlen=window)  # where the readings put the card
         self.pending: PlacedCard | None = None  # the last reading far from the slot
+        self.indices: tuple = ()  # the card's index boxes, as a whole card's reading paired them
         self.obs: deque[Observation] = deque(maxlen=window)
         self.first_frame = frame_number
         self.first_seen = timestamp
@@ -78,10 +79,27 @@ class Slot:
 
     def add(self, placed: PlacedCard, frame_index: int, timestamp: float) -> None:
         self._place(placed)
+        if _pairs_indices(placed):
+            self.indices = placed.corners
+        if not self.seen or timestamp != self.last_seen:
+            self.seen += 1
         self.obs.append(Observation(frame_index, timestamp, placed.card, placed.confidence, placed.alternatives, placed.box))
-        self.seen += 1
         self.last_seen = timestamp
         self._tally = None
+
+    def absorb(self, other: "Slot") -> None:
+        """Another slot was one of this card's indices read alone: its readings vote here."""
+        merged = sorted(list(self.obs) + list(other.obs), key=lambda o: o.frame_index)
+        self.obs = deque(merged, maxlen=self.obs.maxlen)
+        self.seen = max(self.seen, other.seen)
+        self.first_frame = min(self.first_frame, other.first_frame)
+        self.first_seen = min(self.first_seen, other.first_seen)
+        self.was_present = self.was_present or other.was_present
+        self._tally = None
+
+    def owns(self, box) -> bool:
+        """Is this box one of the card's indices (as a whole card's reading paired them)?"""
+        return any(_iou(box, b) >= 0.4 for b in self.indices)
 
     def _place(self, placed: PlacedCard) -> None:
         """Where the card lies: where most of its readings put it, weighed by how far each
@@ -90,10 +108,13 @@ class Slot:
         Readings of a still card may disagree: in some of the detector's searches a card is
         found by its lower index alone, or its index is paired with a neighbour's, and those
         readings come and go. A card moved is seen at its new place frame after frame: two
-        frames in a row far from the slot move it there at once.
+        sure readings in a row far from the slot move it there at once (a weak one far off says
+        nothing of where the card lies).
         """
         far = 3 * max(self.size, placed.size)
         if self.places and np.hypot(*(self.table_xy - np.array(placed.table_xy))) > far:
+            if placed.confidence < GHOST_CONFIDENCE:
+                return
             if self.pending is not None and np.hypot(
                 *(np.array(self.pending.table_xy) - np.array(placed.table_xy))
             ) <= far:
@@ -238,6 +259,21 @@ class StableHand:
         return bool(self.stray) or any(s.cards or s.pile for s in self.seats)
 
 
+def _pairs_indices(placed: PlacedCard) -> bool:
+    """Does this reading show which index boxes are one card's? A plausible pair read surely
+    enough to be a card (a weak one may pair an index with a neighbour's)."""
+    return len(placed.corners) in (2, 4) and placed.trust == TRUST_CARD and placed.confidence >= GHOST_CONFIDENCE
+
+
+def _iou(a, b) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
 def _center(box) -> tuple[float, float]:
     return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 
@@ -270,9 +306,15 @@ class Stabilizer:
         now = snapshot.timestamp
         self.last_timestamp = now
         cards = [c for c in snapshot.cards if c.confidence >= s.min_detection_confidence]
-        matched = self._match(cards)
+        owners = self._owners(cards)
+        rest = [i for i in range(len(cards)) if i not in owners]
+        matched = {rest[k]: sid for k, sid in self._match([cards[i] for i in rest]).items()}
         hits = 0
         for i, card in enumerate(cards):
+            if i in owners:  # one of a known pair's indices read alone: that card
+                self.slots[owners[i]].add(card, snapshot.frame_index, now)
+                hits += 1
+                continue
             sid = matched.get(i)
             if sid is None:
                 slot = Slot(self._next_id, card, self.frames, now, s.window_frames)
@@ -282,6 +324,8 @@ class Stabilizer:
                 slot = self.slots[sid]
                 hits += 1
             slot.add(card, snapshot.frame_index, now)
+            if _pairs_indices(card):
+                self._join_indices(slot, card.corners, now)
         self.key_frame = snapshot.frame_index
         self._forget(now, empty_at)
         present = self._present()
@@ -294,6 +338,29 @@ class Stabilizer:
             self._signature = signature
             self.layout_since = now
         return hits / len(cards) if cards else 1.0
+
+    def _owners(self, cards: list[PlacedCard]) -> dict[int, int]:
+        """Readings of one index alone that lie on an index a whole card's reading paired with
+        another (one card, whose two indices another search of a still table read apart)."""
+        out = {}
+        paired = [sl for sl in self.slots.values() if sl.indices]
+        for i, c in enumerate(cards):
+            if c.trust == TRUST_LONE_INDEX:
+                sl = next((sl for sl in paired if sl.owns(c.box)), None)
+                if sl is not None:
+                    out[i] = sl.id
+        return out
+
+    def _join_indices(self, slot: Slot, corners, now: float) -> None:
+        """Slots of an index read alone in other frames, which this frame pairs into `slot`'s
+        card, were that card: their readings vote there (seed 1383: a card's lower index read
+        alone as 3d took the 3d of another seat; seed 1342: its upper one read as 6c)."""
+        for other in list(self.slots.values()):
+            if other.id == slot.id or other.trust != TRUST_LONE_INDEX or other.last_seen >= now or not other.obs:
+                continue
+            if any(_iou(other.obs[-1].box, b) >= 0.4 for b in corners):
+                slot.absorb(other)
+                del self.slots[other.id]
 
     def replaced_by(self, snapshot: TableSnapshot, least: int = 8) -> bool:
         """Does this frame show another deal? Most of its cards are not where the hand's were."""
@@ -325,6 +392,7 @@ class Stabilizer:
         # (`snapshot._one_card_one_reading`).
         lone = np.array([c.trust == TRUST_LONE_INDEX for c in cards])[:, None] != np.array(
             [sl.trust == TRUST_LONE_INDEX for sl in slots])[None, :]
+        lone &= np.array([c.confidence >= GHOST_CONFIDENCE for c in cards])[:, None]
         reach = np.where(lone, np.maximum(2.5 * radius, CARD_REACH * np.maximum(sizes, 4.0)), 2.5 * radius)
         for i, j in zip(*np.nonzero(dist <= reach)):
             d = float(dist[i, j])
