@@ -436,41 +436,56 @@ def test_a_short_row_without_a_gap_names_no_place():
 
 
 
-class _ReadTwoWaysInTurn:
-    """A reader that finds one card in two ways, frame after frame in turn (the detector's searches
-    of a still table differ: one pairs the card's two indices, another misses one of them or pairs
-    an index with a neighbour's). `ways`: (box, corners) for even and odd frames, None: as laid."""
+class _ReadAsGiven:
+    """A reader over a rendered scene that gives some readings as a test says, frame by frame:
+    `given(frame_index, detection) -> tuple of CardDetection` to stand for it (None: as laid)."""
 
     model_version = "ground-truth"
 
-    def __init__(self, scenes, card: str, ways, confidence: float | None = None):
+    def __init__(self, scenes, given):
         from kiosk.table.groundtruth import SceneReader
 
-        self.inner, self.card, self.ways, self.confidence = SceneReader(scenes), card, ways, confidence
+        self.inner, self.given = SceneReader(scenes), given
 
     def read(self, image, rois=None, frame_index: int = 0, *args):
         from dataclasses import replace
 
-        from kiosk.vision.detections import CardDetection
-
         det = self.inner.read(image, rois, frame_index, *args)
-        way = self.ways[frame_index % 2]
-        cards = tuple(CardDetection(d.card, self.confidence or d.confidence, *(way or (d.box, d.corners)))
-                      if str(d.card) == self.card else d for d in det.cards)
-        return replace(det, cards=cards)
+        cards = []
+        for d in det.cards:
+            mine = self.given(frame_index, d)
+            cards += [d] if mine is None else list(mine)
+        return replace(det, cards=tuple(cards))
 
 
-def _read_in_turn(card: str, ways, first: int, confidence: float | None = None) -> list:
+def _play_given(scene, given, first: int = 0) -> list:
+    """A hand laid as `scene` after 3 frames of empty felt, held 15 frames (the first frame's index
+    `first`), read by `_ReadAsGiven`; its verdicts."""
     from kiosk.table.hub import Hub
     from kiosk.table.runner import TableRunner
     from kiosk.table.sources import Frame
 
-    scene = table(*(seat(n) for n in (1, 2, 3, 4)))
     timeline = [empty_felt()] * 3 + [scene] * 15
-    reader = _ReadTwoWaysInTurn(lambda i: timeline[i - first].scene if i - first < len(timeline) else None, card,
-                                ways(scene.scene), confidence)
+    reader = _ReadAsGiven(lambda i: timeline[i - first].scene if i - first < len(timeline) else None, given)
     frames = (Frame(r.image, i + first, (i + first) / 10, "rendered") for i, r in enumerate(timeline))
     return TableRunner(load_config(None), frames, reader, Hub()).run_to_end()
+
+
+def _read_in_turn(card: str, ways, first: int, confidence: float | None = None) -> list:
+    """One card found two ways, frame after frame in turn (the detector's searches of a still table
+    differ: one pairs the card's two indices, another misses one of them or pairs an index with a
+    neighbour's). `ways(scene)`: (box, corners) for even and odd frames, None: as laid."""
+    from kiosk.vision.detections import CardDetection
+
+    scene = table(*(seat(n) for n in (1, 2, 3, 4)))
+    turns = ways(scene.scene)
+
+    def given(i: int, d):
+        if str(d.card) != card:
+            return None
+        return (CardDetection(d.card, confidence or d.confidence, *(turns[i % 2] or (d.box, d.corners))),)
+
+    return _play_given(scene, given, first)
 
 
 def _laid(scene: dict, card: str) -> dict:
@@ -519,37 +534,12 @@ def test_a_card_paired_with_the_index_in_front_of_it_in_some_frames_stays_in_its
     assert verdicts[0].confident, verdicts[0].needs_check
 
 
-class _ReadAsGiven:
-    """A reader over a rendered scene that gives some cards' readings as a test says, frame by frame:
-    `given(frame_index, card) -> tuple of CardDetection` (None: as laid)."""
-
-    model_version = "ground-truth"
-
-    def __init__(self, scenes, given):
-        from kiosk.table.groundtruth import SceneReader
-
-        self.inner, self.given = SceneReader(scenes), given
-
-    def read(self, image, rois=None, frame_index: int = 0, *args):
-        from dataclasses import replace
-
-        det = self.inner.read(image, rois, frame_index, *args)
-        cards = []
-        for d in det.cards:
-            mine = self.given(frame_index, str(d.card))
-            cards += [d] if mine is None else list(mine)
-        return replace(det, cards=tuple(cards))
-
-
 def test_a_cards_two_indices_read_apart_as_two_cards_are_joined_by_the_frame_that_pairs_them():
     """Seed 1383: in most frames one search read a card's upper index alone as 2h (rightly) and its
     lower index alone as 3h, which took the 3h of another seat (read weaker there); one frame's
     search paired the two indices as 2h. That frame shows they are one card: its lower index's
     readings vote for that card, and the other seat keeps its 3h."""
     from kiosk.cards import parse_card
-    from kiosk.table.hub import Hub
-    from kiosk.table.runner import TableRunner
-    from kiosk.table.sources import Frame
     from kiosk.vision.detections import CardDetection
 
     scene = table(*(seat(n) for n in (1, 2, 3, 4)))
@@ -558,31 +548,21 @@ def test_a_cards_two_indices_read_apart_as_two_cards_are_joined_by_the_frame_tha
     upper, lower = sorted((tuple(map(float, b)) for b in laid["corners"]), key=lambda b: b[1])  # seat 1: bottom
     whole = tuple(map(float, (min(upper[0], lower[0]) - 5, upper[1] - 5, max(upper[2], lower[2]) + 5, lower[3] + 5)))
     h2, h3, d3 = parse_card("2h"), parse_card("3h"), parse_card("3d")
-    start = 3
+    start = 3  # the hand's first frame
 
-    def given(i: int, card: str):
+    def given(i: int, d):
+        card = str(d.card)
         if card == "3h":  # seat 2's 3h, read weaker than the stray reading
-            return (CardDetection(h3, 0.6, *_as_laid(scene, "3h"), ((d3, 0.25),)),)
+            return (CardDetection(h3, 0.6, d.box, d.corners, ((d3, 0.25),)),)
         if card != "2h":
             return None
         if (i - start) % 5 == 4:
             return (CardDetection(h2, 0.9, whole, (upper, lower)),)
         return (CardDetection(h2, 0.95, upper, (upper,)), CardDetection(h3, 0.7, lower, (lower,), ((d3, 0.2),)))
 
-    timeline = [empty_felt()] * start + [scene] * 15
-    reader = _ReadAsGiven(lambda i: timeline[i].scene if i < len(timeline) else None, given)
-    frames = (Frame(r.image, i, i / 10, "rendered") for i, r in enumerate(timeline))
-    verdicts = TableRunner(load_config(None), frames, reader, Hub()).run_to_end()
+    verdicts = _play_given(scene, given)
     assert len(verdicts) == 1
     assert verdicts[0].showdown == expected_showdown(), (verdicts[0].needs_check, verdicts[0].integrity)
-
-
-def _as_laid(scene, card: str) -> tuple:
-    """A card's whole-card box and index boxes as the scene reader gives them."""
-    from kiosk.table.groundtruth import detections_from_scene
-
-    d = next(d for d in detections_from_scene(scene.scene).cards if str(d.card) == card)
-    return d.box, d.corners
 
 
 def test_a_weak_reading_that_pairs_a_cards_index_with_another_cards_joins_nothing():
@@ -590,27 +570,22 @@ def test_a_weak_reading_that_pairs_a_cards_index_with_another_cards_joins_nothin
     with another card's index, weakly, as 9d. Such a pair shows nothing of which indices are one
     card: the 9s stays a card of its own and keeps its readings."""
     from kiosk.cards import parse_card
-    from kiosk.table.hub import Hub
-    from kiosk.table.runner import TableRunner
-    from kiosk.table.sources import Frame
     from kiosk.vision.detections import CardDetection
 
     scene = table(*(seat(n) for n in (1, 2, 3, 4)))
     upper = min((tuple(map(float, b)) for b in _laid(scene.scene, "2h")["corners"]), key=lambda b: b[1])
     other = tuple(map(float, _laid(scene.scene, "Js")["corners"][0]))
     both = (min(upper[0], other[0]), min(upper[1], other[1]), max(upper[2], other[2]), max(upper[3], other[3]))
-    start, odd_frame = 3, 9
+    odd_frame = 9  # frames 3-17 show the hand
 
-    def given(i: int, card: str):
+    def given(i: int, d):
+        card = str(d.card)
         if card == "2h":
             return () if i == odd_frame else (CardDetection(parse_card("2h"), 1.0, upper, (upper,)),)
         if card == "Js" and i == odd_frame:
             return (CardDetection(parse_card("Js"), 0.42, both, (other, upper)),)
         return None
 
-    timeline = [empty_felt()] * start + [scene] * 15
-    reader = _ReadAsGiven(lambda i: timeline[i].scene if i < len(timeline) else None, given)
-    frames = (Frame(r.image, i, i / 10, "rendered") for i, r in enumerate(timeline))
-    verdicts = TableRunner(load_config(None), frames, reader, Hub()).run_to_end()
+    verdicts = _play_given(scene, given)
     assert len(verdicts) == 1
     assert verdicts[0].showdown == expected_showdown(), (verdicts[0].needs_check, verdicts[0].integrity)

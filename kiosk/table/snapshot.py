@@ -15,6 +15,9 @@ import numpy as np
 from kiosk.cards import Card
 from kiosk.table.layout import ROWS, TableGeometry, rows_by_bands, rows_by_depth
 from kiosk.vision.detections import Box, CardDetection, Detections
+from kiosk.vision.geometry import iou
+
+SAME_INDEX_IOU = 0.4  # two index boxes this alike are one index
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,17 +248,7 @@ def _one_card_one_reading(cards: list[CardDetection], items: list) -> tuple[list
 
 def _same_index(a: CardDetection, b: CardDetection) -> bool:
     """Do two readings share an index box (overlapping by 40% or more)?"""
-    for p in a.corners:
-        for q in b.corners:
-            w = min(p[2], q[2]) - max(p[0], q[0])
-            h = min(p[3], q[3]) - max(p[1], q[1])
-            if w <= 0 or h <= 0:
-                continue
-            inter = w * h
-            union = (p[2] - p[0]) * (p[3] - p[1]) + (q[2] - q[0]) * (q[3] - q[1]) - inter
-            if union > 0 and inter / union >= 0.4:
-                return True
-    return False
+    return any(iou(p, q) >= SAME_INDEX_IOU for p in a.corners for q in b.corners)
 
 
 TRUST_CARD, TRUST_LONE_INDEX, TRUST_ODD_PAIR = 1.0, 0.6, 0.3

@@ -32,8 +32,9 @@ from kiosk.table.config import Stabilizer as StabilizerSettings
 from kiosk.table.deck_assignment import assign_cards
 from kiosk.table.hidden import GAP, HiddenCard, place_hidden, unseen, where
 from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
-from kiosk.table.snapshot import TRUST_CARD, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, assign_rows
+from kiosk.table.snapshot import SAME_INDEX_IOU, TRUST_CARD, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, assign_rows
 from kiosk.table.verdict import NeedsCheck
+from kiosk.vision.geometry import iou
 
 ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a top reading
 LAST_CARD = "the deck's one card read nowhere"  # why a position shows the one card the deck has left
@@ -99,7 +100,7 @@ class Slot:
 
     def owns(self, box) -> bool:
         """Is this box one of the card's indices (as a whole card's reading paired them)?"""
-        return any(_iou(box, b) >= 0.4 for b in self.indices)
+        return any(iou(box, b) >= SAME_INDEX_IOU for b in self.indices)
 
     def _place(self, placed: PlacedCard) -> None:
         """Where the card lies: where most of its readings put it, weighed by how far each
@@ -265,15 +266,6 @@ def _pairs_indices(placed: PlacedCard) -> bool:
     return len(placed.corners) in (2, 4) and placed.trust == TRUST_CARD and placed.confidence >= GHOST_CONFIDENCE
 
 
-def _iou(a, b) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
-
-
 def _center(box) -> tuple[float, float]:
     return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 
@@ -358,7 +350,7 @@ class Stabilizer:
         for other in list(self.slots.values()):
             if other.id == slot.id or other.trust != TRUST_LONE_INDEX or other.last_seen >= now or not other.obs:
                 continue
-            if any(_iou(other.obs[-1].box, b) >= 0.4 for b in corners):
+            if any(iou(other.obs[-1].box, b) >= SAME_INDEX_IOU for b in corners):
                 slot.absorb(other)
                 del self.slots[other.id]
 
