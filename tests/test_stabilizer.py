@@ -589,3 +589,26 @@ def test_a_weak_reading_that_pairs_a_cards_index_with_another_cards_joins_nothin
     verdicts = _play_given(scene, given)
     assert len(verdicts) == 1
     assert verdicts[0].showdown == expected_showdown(), (verdicts[0].needs_check, verdicts[0].integrity)
+
+
+def test_a_card_moved_no_longer_claims_the_index_boxes_where_it_lay():
+    """A card read whole claims its two index boxes (a lone reading there votes for it); once it is
+    moved (two sure readings in a row elsewhere), a card laid where it was is a card of its own."""
+    from kiosk.cards import parse_card
+    from kiosk.table.snapshot import TRUST_CARD, TRUST_LONE_INDEX, PlacedCard
+    from kiosk.table.stabilizer import Slot
+
+    def reading(x: float, corners, box=None) -> PlacedCard:
+        return PlacedCard(parse_card("Kd"), 0.9, box or (x, 100.0, x + 60, 190.0), 1, None, None, 100.0, x, (x, 100.0),
+                          10.0, (), TRUST_LONE_INDEX if box else TRUST_CARD, corners)
+
+    upper, lower = (100.0, 100.0, 110.0, 125.0), (150.0, 165.0, 160.0, 190.0)
+    slot = Slot(0, reading(100.0, (upper, lower)), 1, 0.0, 30)
+    for frame in (1, 2):
+        slot.add(reading(100.0, (upper, lower)), frame, frame / 10)
+    assert slot.owns(upper) and slot.owns(lower)
+    there = (400.0, 100.0, 410.0, 125.0)  # moved, and read there by its index alone
+    slot.add(reading(400.0, (there,), there), 3, 0.3)
+    assert slot.lateral == 100.0 and slot.owns(upper)  # one reading far off is no move yet
+    slot.add(reading(400.0, (there,), there), 4, 0.4)
+    assert slot.lateral == 400.0 and not slot.owns(upper) and not slot.owns(lower)

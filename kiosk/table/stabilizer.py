@@ -79,8 +79,7 @@ class Slot:
         self._tally: list | None = None
 
     def add(self, placed: PlacedCard, frame_index: int, timestamp: float) -> None:
-        self._place(placed)
-        if _pairs_indices(placed):
+        if self._place(placed) and _pairs_indices(placed):
             self.indices = placed.corners
         if not self.seen or timestamp != self.last_seen:
             self.seen += 1
@@ -102,9 +101,9 @@ class Slot:
         """Is this box one of the card's indices (as a whole card's reading paired them)?"""
         return any(iou(box, b) >= SAME_INDEX_IOU for b in self.indices)
 
-    def _place(self, placed: PlacedCard) -> None:
+    def _place(self, placed: PlacedCard) -> bool:
         """Where the card lies: where most of its readings put it, weighed by how far each
-        anchor is trusted (`anchor_trust`).
+        anchor is trusted (`anchor_trust`). False: the reading lies elsewhere than the card.
 
         Readings of a still card may disagree: in some of the detector's searches a card is
         found by its lower index alone, or its index is paired with a neighbour's, and those
@@ -115,11 +114,12 @@ class Slot:
         far = 3 * max(self.size, placed.size)
         if self.places and np.hypot(*(self.table_xy - np.array(placed.table_xy))) > far:
             if placed.confidence < GHOST_CONFIDENCE:
-                return
+                return False
             if self.pending is not None and np.hypot(
                 *(np.array(self.pending.table_xy) - np.array(placed.table_xy))
             ) <= far:
-                self.places.clear()  # the card moved: where it was no longer counts
+                self.places.clear()  # the card moved: where it was no longer counts,
+                self.indices = ()  # nor where its indices were
                 self.places.append(self.pending)
             self.pending = placed
         else:
@@ -143,6 +143,7 @@ class Slot:
         self.trust = max(p.trust for p in members)
         if self.places[best].seat is not None:
             self.seat = self.places[best].seat
+        return bool(np.hypot(*(self.table_xy - np.array(placed.table_xy))) <= far)
 
     def tally(self) -> list[tuple[Card, float, int, float]]:
         """(card, mass, top votes, top mass) best first.
