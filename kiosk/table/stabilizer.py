@@ -383,10 +383,10 @@ class Stabilizer:
         # An index read alone and a whole card's reading of the same card within a card's
         # reach are that one card (the lone one may be its lower index), as one frame's are
         # (`snapshot._one_card_one_reading`).
-        lone = np.array([c.trust == TRUST_LONE_INDEX for c in cards])[:, None] != np.array(
+        lone_and_whole = np.array([c.trust == TRUST_LONE_INDEX for c in cards])[:, None] != np.array(
             [sl.trust == TRUST_LONE_INDEX for sl in slots])[None, :]
-        lone &= np.array([c.confidence >= GHOST_CONFIDENCE for c in cards])[:, None]
-        reach = np.where(lone, np.maximum(2.5 * radius, CARD_REACH * np.maximum(sizes, 4.0)), 2.5 * radius)
+        lone_and_whole &= np.array([c.confidence >= GHOST_CONFIDENCE for c in cards])[:, None]
+        reach = np.where(lone_and_whole, np.maximum(2.5 * radius, CARD_REACH * np.maximum(sizes, 4.0)), 2.5 * radius)
         for i, j in zip(*np.nonzero(dist <= reach)):
             d = float(dist[i, j])
             if bests[j] == cards[i].card:

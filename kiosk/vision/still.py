@@ -40,10 +40,10 @@ import cv2
 import numpy as np
 
 CELL = 8  # pixels a side of the means compared
+AS_FOUND = ((0.0, 0.0), 1.0)  # (shift, zoom) of a cut where the index was found
 # How the k-th frame read at reused indices cuts them (shift as a fraction of the cut's side, zoom):
 # a pixel or two off, or a little larger or smaller, as the detector's own boxes wander from frame to
 # frame; so that the frames of a still table vote on different cuts, not all on the very same one.
-AS_FOUND = ((0.0, 0.0), 1.0)  # (shift, zoom) of a cut where the index was found
 CUT_JITTER = ((0.0, 0.0, 1.0), (0.03, 0.0, 1.0), (0.0, 0.03, 1.0), (-0.03, 0.0, 1.0), (0.0, -0.03, 1.0),
               (0.0, 0.0, 1.05), (0.0, 0.0, 0.95))
 
