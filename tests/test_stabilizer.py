@@ -612,3 +612,48 @@ def test_a_card_moved_no_longer_claims_the_index_boxes_where_it_lay():
     assert slot.lateral == 100.0 and slot.owns(upper)  # one reading far off is no move yet
     slot.add(reading(400.0, (there,), there), 4, 0.4)
     assert slot.lateral == 400.0 and not slot.owns(upper) and not slot.owns(lower)
+
+
+def test_a_picture_read_as_a_card_now_and_then_does_not_take_that_card_from_where_it_lies():
+    """Seed 1496: the picture on a court card (here seat 2's Kc) read as 9h in one frame of three,
+    at 0.75; the 9h lying at seat 1's back read at 0.6 in every frame. Counted over the frames
+    that read each, the picture's claim was the surer and the deck gave it the 9h; counted over
+    the frames since each position was first read, the card read in every frame keeps it, and
+    the picture, a 14th position in a whole deck, is no card."""
+    from kiosk.cards import parse_card
+    from kiosk.vision.detections import CardDetection
+
+    scene = with_picture_read_as_a_card(table(*(seat(n) for n in (1, 2, 3, 4))), over="Kc")
+    h9, kc, d9 = parse_card("9h"), parse_card("Kc"), parse_card("9d")
+    assert "9h" in HANDS[1]["back"] and "Kc" in HANDS[2]["middle"]
+
+    def given(i: int, d):
+        card = str(d.card)
+        if card == "Jk":  # the picture
+            return (CardDetection(h9, 0.75, d.box, d.corners, ((kc, 0.2),)),) if i % 3 == 0 else ()
+        if card == "9h":
+            return (CardDetection(h9, 0.6, d.box, d.corners, ((d9, 0.3),)),)
+        return None
+
+    verdicts = _play_given(scene, given)
+    assert verdicts and verdicts[-1].showdown == expected_showdown(), (verdicts[-1].needs_check, verdicts[-1].integrity)
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_a_cards_index_paired_with_a_mark_up_and_to_its_right_stays_in_its_row(first):
+    """Seed 1692: a middle card's index was read alone in half the frames and, in the others,
+    paired with a mark up and to the right of it (beside the index of a front card), which put
+    the card in the front row. No card's two indices lie that way round: its lone index places it."""
+    card, beside = "8c", "3d"
+
+    def ways(scene):
+        mine = tuple(map(float, _laid(scene, card)["corners"][0]))
+        x1, y1, x2, y2 = map(float, _laid(scene, beside)["corners"][0])
+        mark = (x2 + 1, y1, x2 + 1 + (x2 - x1), y2)
+        assert mark[0] - mine[0] > mine[3] - mine[1] and mine[1] - mark[1] > mine[3] - mine[1]  # up and right
+        both = (mine[0], mark[1], mark[2], mine[3])
+        return (mine, (mine,)), (both, (mine, mark))
+
+    verdicts = _read_in_turn(card, ways, first, confidence=0.9)
+    assert len(verdicts) == 1
+    assert verdicts[0].showdown == expected_showdown(), verdicts[0].needs_check

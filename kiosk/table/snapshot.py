@@ -267,6 +267,8 @@ def anchor_trust(det: CardDetection) -> float:
     >>> pair = lambda dx: CardDetection(Card(9, "d"), 0.9, (0, 0, 80, 100), ((0, 0, 20, 44), (dx, 55, dx + 20, 99)))
     >>> anchor_trust(pair(57)), anchor_trust(pair(-6))   # a true pair sits ~1.3 index lengths aside
     (1.0, 0.3)
+    >>> anchor_trust(pair(-57))   # down and to the left: the diagonal a card's two indices never take
+    0.3
     """
     if len(det.corners) == 1 and all(abs(a - b) < 1.0 for a, b in zip(det.box, det.corners[0])):
         return TRUST_LONE_INDEX
@@ -276,15 +278,24 @@ def anchor_trust(det: CardDetection) -> float:
 
 
 def _a_cards_pair(a: Box, b: Box) -> bool:
-    """Could two index boxes be one card's (diagonally opposite: well aside across the card)?"""
+    """Could two index boxes be one card's (diagonally opposite: well aside across the card)?
+
+    A card's indices sit at its top-left and bottom-right corners, whichever way up it lies:
+    upright index boxes (taller than wide) pair down and to the right, or up and to the left;
+    a card on its side turns that diagonal over. Two boxes well apart along the other diagonal
+    are no card's pair (seed 1692: an index paired with a mark up and to the right of it).
+    """
     w = (a[2] - a[0] + b[2] - b[0]) / 2
     h = (a[3] - a[1] + b[3] - b[1]) / 2
     if abs(w - h) < 0.2 * max(w, h):
         return True  # a card turned near 45 degrees: which way is across is not known
-    dx = abs((a[0] + a[2]) - (b[0] + b[2])) / 2
-    dy = abs((a[1] + a[3]) - (b[1] + b[3])) / 2
-    across = dx if h > w else dy
-    return across >= 0.5 * max(w, h)
+    dx = ((b[0] + b[2]) - (a[0] + a[2])) / 2
+    dy = ((b[1] + b[3]) - (a[1] + a[3])) / 2
+    across = abs(dx) if h > w else abs(dy)
+    if across < 0.5 * max(w, h):
+        return False
+    clear = min(abs(dx), abs(dy)) >= 0.5 * max(w, h)
+    return not (clear and (dx * dy > 0) != (h > w))
 
 
 def _index_length(det: CardDetection) -> float:

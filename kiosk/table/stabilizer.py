@@ -708,7 +708,7 @@ class Stabilizer:
         taken = set(corrected.values())
         shown = {choice[sl.id] for sl in present}
         unread = [c for c in deck(52) if c not in taken and c not in shown]
-        weights = {sl.id: {c: min(1.0, m / max(1, len(sl.obs))) for c, m, _, _ in tallies[sl.id]} for sl in live}
+        weights = {sl.id: {c: min(1.0, m / self._frames_of(sl)) for c, m, _, _ in tallies[sl.id]} for sl in live}
         assigned = assign_cards(weights, [c for c in deck(52) if c not in taken])
         changed: dict[int, tuple[Card | None, str]] = {}
         for sl in live:
@@ -733,6 +733,12 @@ class Stabilizer:
             else:
                 notes.pop(sl.id, None)
         return changed
+
+    def _frames_of(self, sl: Slot) -> int:
+        """The frames that could have read this position: those since it was first read (within the
+        window). A card lying there is read in most of them; a court card's picture or a covered
+        index read as a card now and then is not, and weighs less when it claims a card."""
+        return max(1, len(sl.obs), min(self.settings.window_frames, self.frames - sl.first_frame + 1))
 
     def _hidden(self, reads: dict[int, CardRead], dead, declared, undeclared, duplicates: bool
                 ) -> tuple[tuple[Card, ...], tuple[HiddenCard, ...]]:
