@@ -657,3 +657,48 @@ def test_a_cards_index_paired_with_a_mark_up_and_to_its_right_stays_in_its_row(f
     verdicts = _read_in_turn(card, ways, first, confidence=0.9)
     assert len(verdicts) == 1
     assert verdicts[0].showdown == expected_showdown(), verdicts[0].needs_check
+
+
+def test_a_slots_running_tally_matches_its_window_counted_afresh():
+    """The slot keeps its tally as observations come and leave its window: after every frame
+    (and after absorbing another slot) it matches the window's observations counted from scratch."""
+    import random
+
+    from kiosk.cards import parse_card
+    from kiosk.table.snapshot import TRUST_CARD, PlacedCard
+    from kiosk.table.stabilizer import ALTERNATIVE_WEIGHT, Slot
+
+    cards = [parse_card(c) for c in ("9h", "9d", "6h", "8h")]
+    rng = random.Random(7)
+
+    def reading() -> PlacedCard:
+        card, *others = rng.sample(cards, 3)
+        alts = tuple((c, round(rng.random() * 0.3, 3)) for c in others[:rng.randint(0, 2)])
+        return PlacedCard(card, round(rng.uniform(0.3, 1.0), 3), (100.0, 100.0, 110.0, 125.0), 1, None, None,
+                          100.0, 100.0, (100.0, 100.0), 10.0, alts, TRUST_CARD, ())
+
+    def afresh(slot) -> dict:
+        mass, votes, top = {}, {}, {}
+        for o in slot.obs:
+            mass[o.card] = mass.get(o.card, 0) + o.confidence
+            votes[o.card] = votes.get(o.card, 0) + 1
+            top[o.card] = top.get(o.card, 0) + o.confidence
+            for c, p in o.alternatives:
+                if c != o.card:
+                    mass[c] = mass.get(c, 0) + ALTERNATIVE_WEIGHT * p
+        return {c: (round(m, 6), votes.get(c, 0), round(top.get(c, 0), 6)) for c, m in mass.items()}
+
+    def tallied(slot) -> dict:
+        t = slot.tally()
+        assert [m for _, m, _, _ in t] == sorted((m for _, m, _, _ in t), reverse=True)
+        return {c: (round(m, 6), v, round(tm, 6)) for c, m, v, tm in t}
+
+    slot = Slot(0, reading(), 0, 0.0, 5)
+    other = Slot(1, reading(), 0, 0.0, 5)
+    for frame in range(40):
+        slot.add(reading(), frame, frame / 10)
+        other.add(reading(), frame, frame / 10 + 0.05)
+        assert tallied(slot) == afresh(slot), frame
+        if frame == 25:
+            slot.absorb(other)
+            assert tallied(slot) == afresh(slot)

@@ -56,7 +56,7 @@ class Slot:
     """One physical card position, followed across frames."""
 
     __slots__ = ("id", "seat", "table_xy", "image_xy", "size", "depth", "lateral", "trust", "places", "pending",
-                 "indices", "obs", "first_frame", "seen", "last_seen", "first_seen", "was_present", "_tally")
+                 "indices", "obs", "first_frame", "seen", "last_seen", "first_seen", "was_present", "_votes", "_tally")
 
     def __init__(self, sid: int, placed: PlacedCard, frame_number: int, timestamp: float, window: int):
         self.id = sid
@@ -71,6 +71,7 @@ class Slot:
         self.pending: PlacedCard | None = None  # the last reading far from the slot
         self.indices: tuple = ()  # the card's index boxes, as a whole card's reading paired them
         self.obs: deque[Observation] = deque(maxlen=window)
+        self._votes = _Votes()
         self.first_frame = frame_number
         self.first_seen = timestamp
         self.seen = 0
@@ -83,7 +84,11 @@ class Slot:
             self.indices = placed.corners
         if not self.seen or timestamp != self.last_seen:
             self.seen += 1
-        self.obs.append(Observation(frame_index, timestamp, placed.card, placed.confidence, placed.alternatives, placed.box))
+        if len(self.obs) == self.obs.maxlen:
+            self._votes.add(self.obs[0], -1)  # about to leave the window
+        o = Observation(frame_index, timestamp, placed.card, placed.confidence, placed.alternatives, placed.box)
+        self.obs.append(o)
+        self._votes.add(o)
         self.last_seen = timestamp
         self._tally = None
 
@@ -91,6 +96,7 @@ class Slot:
         """Another slot was one of this card's indices read alone: its readings vote here."""
         merged = sorted(list(self.obs) + list(other.obs), key=lambda o: o.frame_index)
         self.obs = deque(merged, maxlen=self.obs.maxlen)
+        self._votes = _Votes(self.obs)
         self.seen = max(self.seen, other.seen)
         self.first_frame = min(self.first_frame, other.first_frame)
         self.first_seen = min(self.first_seen, other.first_seen)
@@ -153,22 +159,8 @@ class Slot:
         frames whose first reading it was.
         """
         if self._tally is None:
-            self._tally = self._count()
+            self._tally = self._votes.ranked()
         return self._tally
-
-    def _count(self) -> list[tuple[Card, float, int, float]]:
-        mass: dict[Card, float] = {}
-        top: dict[Card, float] = {}
-        votes: Counter[Card] = Counter()
-        for o in self.obs:
-            mass[o.card] = mass.get(o.card, 0.0) + o.confidence
-            top[o.card] = top.get(o.card, 0.0) + o.confidence
-            votes[o.card] += 1
-            for alt, conf in o.alternatives:
-                if alt != o.card:
-                    mass[alt] = mass.get(alt, 0.0) + ALTERNATIVE_WEIGHT * conf
-        return sorted(((c, m, votes[c], top.get(c, 0.0)) for c, m in mass.items()),
-                      key=lambda t: (-t[1], -t[2], str(t[0])))
 
     def best(self) -> Card | None:
         t = self.tally()
@@ -259,6 +251,49 @@ class StableHand:
     @property
     def any_cards(self) -> bool:
         return bool(self.stray) or any(s.cards or s.pile for s in self.seats)
+
+
+class _Votes:
+    """A slot's running tally of the observations in its window: per card the confidence given to
+    it (mass, runner-up readings included), and the votes and mass of the frames that read it first.
+    Kept as observations come and go, so a frame costs the slot one observation, not its window."""
+
+    __slots__ = ("mass", "top", "votes", "refs")
+
+    def __init__(self, observations=()):
+        self.mass: dict[Card, float] = {}
+        self.top: dict[Card, float] = {}
+        self.votes: Counter[Card] = Counter()
+        self.refs: Counter[Card] = Counter()  # observations giving the card any weight
+        for o in observations:
+            self.add(o)
+
+    def add(self, o: Observation, sign: int = 1) -> None:
+        """Count an observation in (sign 1) or out (sign -1)."""
+        self._put(o.card, o.confidence, sign, first=True)
+        for alt, conf in o.alternatives:
+            if alt != o.card:
+                self._put(alt, ALTERNATIVE_WEIGHT * conf, sign, first=False)
+
+    def _put(self, card: Card, weight: float, sign: int, first: bool) -> None:
+        self.refs[card] += sign
+        if not self.refs[card]:  # no observation left for it: drop it whole, not a rounding residue
+            for table in (self.mass, self.top, self.votes, self.refs):
+                table.pop(card, None)
+            return
+        self.mass[card] = self.mass.get(card, 0.0) + sign * weight
+        if first:
+            self.votes[card] += sign
+            if self.votes[card]:
+                self.top[card] = self.top.get(card, 0.0) + sign * weight
+            else:
+                self.votes.pop(card)
+                self.top.pop(card, None)
+
+    def ranked(self) -> list[tuple[Card, float, int, float]]:
+        """(card, mass, top votes, top mass), best first (masses equal to within 1e-9 count as a tie)."""
+        return sorted(((c, m, self.votes[c], self.top.get(c, 0.0)) for c, m in self.mass.items()),
+                      key=lambda t: (-round(t[1], 9), -t[2], str(t[0])))
 
 
 def _pairs_indices(placed: PlacedCard) -> bool:
