@@ -50,6 +50,7 @@ class Observation:
     confidence: float
     alternatives: tuple[tuple[Card, float], ...]
     box: tuple[float, float, float, float]
+    tick: int  # the stabiliser's frame count when it was made (frames may be dropped: indices jump)
 
 
 class Slot:
@@ -79,14 +80,15 @@ class Slot:
         self.was_present = False
         self._tally: list | None = None
 
-    def add(self, placed: PlacedCard, frame_index: int, timestamp: float) -> None:
+    def add(self, placed: PlacedCard, frame_index: int, timestamp: float, tick: int | None = None) -> None:
         if self._place(placed) and _pairs_indices(placed):
             self.indices = placed.corners
         if not self.seen or timestamp != self.last_seen:
             self.seen += 1
         if len(self.obs) == self.obs.maxlen:
             self._votes.add(self.obs[0], -1)  # about to leave the window
-        o = Observation(frame_index, timestamp, placed.card, placed.confidence, placed.alternatives, placed.box)
+        o = Observation(frame_index, timestamp, placed.card, placed.confidence, placed.alternatives, placed.box,
+                        frame_index if tick is None else tick)
         self.obs.append(o)
         self._votes.add(o)
         self.last_seen = timestamp
@@ -340,7 +342,7 @@ class Stabilizer:
         hits = 0
         for i, card in enumerate(cards):
             if i in owners:  # one of a known pair's indices read alone: that card
-                self.slots[owners[i]].add(card, snapshot.frame_index, now)
+                self.slots[owners[i]].add(card, snapshot.frame_index, now, self.frames)
                 hits += 1
                 continue
             sid = matched.get(i)
@@ -351,7 +353,7 @@ class Stabilizer:
             else:
                 slot = self.slots[sid]
                 hits += 1
-            slot.add(card, snapshot.frame_index, now)
+            slot.add(card, snapshot.frame_index, now, self.frames)
             if _pairs_indices(card):
                 self._join_indices(slot, card.corners, now)
         self.key_frame = snapshot.frame_index
@@ -770,10 +772,10 @@ class Stabilizer:
         return changed
 
     def _frames_of(self, sl: Slot) -> int:
-        """The frames that could have read this position: those since it was first read (within the
-        window). A card lying there is read in most of them; a court card's picture or a covered
+        """The frames that could have read this position: those since the oldest observation it
+        keeps. A card lying there is read in most of them; a court card's picture or a covered
         index read as a card now and then is not, and weighs less when it claims a card."""
-        return max(1, len(sl.obs), min(self.settings.window_frames, self.frames - sl.first_frame + 1))
+        return max(1, len(sl.obs), self.frames - sl.obs[0].tick + 1 if sl.obs else 1)
 
     def _hidden(self, reads: dict[int, CardRead], dead, declared, undeclared, duplicates: bool
                 ) -> tuple[tuple[Card, ...], tuple[HiddenCard, ...]]:
