@@ -620,8 +620,8 @@ def test_a_picture_read_as_a_card_now_and_then_does_not_take_that_card_from_wher
     at 0.75; the 9h lying at seat 1's back read at 0.6 in every frame. Counted over the frames
     that read each, the picture's claim was the surer and the deck gave it the 9h; counted over
     the frames since each position's oldest reading kept, the card read in every frame keeps it,
-    and the picture, a 14th position in a whole deck, is no card. So too in a hand held long
-    enough for the picture's own 30 readings to span 60 frames."""
+    and the picture, a 14th position in a whole deck, is no card. So too in a hand held 80 frames
+    with the picture read in one frame of two, its 30 readings kept spanning 60 frames."""
     from kiosk.cards import parse_card
     from kiosk.vision.detections import CardDetection
 
