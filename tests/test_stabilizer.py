@@ -704,3 +704,35 @@ def test_a_slots_running_tally_matches_its_window_counted_afresh():
         if frame == 25:
             slot.absorb(other)
             assert tallied(slot) == afresh(slot)
+
+
+def test_a_frame_that_pairs_two_indices_and_still_reads_one_of_them_alone_reads_on():
+    """Seeds 1800-1999 stopped the benchmark with a KeyError: one frame paired a card's two indices
+    (so the slot of its lower index, read alone in earlier frames, joined the card) and, in that
+    same frame, read a box just beside the lower index, matched to the slot just joined away. The
+    frame is read on: a slot read in this frame joins nothing until a frame without it."""
+    from kiosk.cards import parse_card
+    from kiosk.vision.detections import CardDetection
+
+    scene = table(*(seat(n) for n in (1, 2, 3, 4)))
+    laid = _laid(scene.scene, "2h")
+    upper, lower = sorted((tuple(map(float, b)) for b in laid["corners"]), key=lambda b: b[1])
+    whole = tuple(map(float, (min(upper[0], lower[0]) - 5, upper[1] - 5, max(upper[2], lower[2]) + 5, lower[3] + 5)))
+    h2, h3, d3 = parse_card("2h"), parse_card("3h"), parse_card("3d")
+    start = 3
+
+    def given(i: int, d):
+        card = str(d.card)
+        if card == "3h":
+            return (CardDetection(h3, 0.6, d.box, d.corners, ((d3, 0.25),)),)
+        if card != "2h":
+            return None
+        alone = CardDetection(h3, 0.7, lower, (lower,), ((d3, 0.2),))
+        if (i - start) % 5 == 4:  # pairs them, and reads beside the lower one all the same
+            w = lower[2] - lower[0]
+            aside = (lower[0] + 0.8 * w, lower[1], lower[2] + 0.8 * w, lower[3])  # not the same box (IoU < 0.4)
+            return (CardDetection(h2, 0.9, whole, (upper, lower)), CardDetection(h3, 0.7, aside, (aside,), ((d3, 0.2),)))
+        return (CardDetection(h2, 0.95, upper, (upper,)), alone)
+
+    verdicts = _play_given(scene, given)
+    assert verdicts and verdicts[-1].showdown == expected_showdown(), (verdicts[-1].needs_check, verdicts[-1].integrity)

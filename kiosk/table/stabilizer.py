@@ -340,6 +340,7 @@ class Stabilizer:
         rest = [i for i in range(len(cards)) if i not in owners]
         matched = {rest[k]: sid for k, sid in self._match([cards[i] for i in rest]).items()}
         hits = 0
+        pairs: list[tuple[Slot, tuple]] = []
         for i, card in enumerate(cards):
             if i in owners:  # one of a known pair's indices read alone: that card
                 self.slots[owners[i]].add(card, snapshot.frame_index, now, self.frames)
@@ -355,7 +356,9 @@ class Stabilizer:
                 hits += 1
             slot.add(card, snapshot.frame_index, now, self.frames)
             if _pairs_indices(card):
-                self._join_indices(slot, card.corners, now)
+                pairs.append((slot, card.corners))
+        for slot, corners in pairs:  # once every reading has its slot: a slot read now joins nothing
+            self._join_indices(slot, corners, now)
         self.key_frame = snapshot.frame_index
         self._forget(now, empty_at)
         present = self._present()
