@@ -736,3 +736,48 @@ def test_a_frame_that_pairs_two_indices_and_still_reads_one_of_them_alone_reads_
 
     verdicts = _play_given(scene, given)
     assert verdicts and verdicts[-1].showdown == expected_showdown(), (verdicts[-1].needs_check, verdicts[-1].integrity)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_any_mix_of_lone_paired_and_stray_index_readings_is_read_without_error(seed):
+    """Frame after frame each card is found some way at random: its upper index alone, its lower
+    one alone, the two paired, its index paired with another card's, a box just beside an index,
+    or not at all; read as itself, as a card of the same rank or as another card. Whatever the
+    mix, every frame is read and the hand ends with a verdict (seed 1800's KeyError came from one
+    such mix)."""
+    import random
+
+    from kiosk.cards import parse_card
+    from kiosk.vision.detections import CardDetection
+
+    scene = table(*(seat(n) for n in (1, 2, 3, 4)))
+    rng = random.Random(seed)
+    boxes = {c["card"]: [tuple(map(float, b)) for b in c["corners"]] for c in scene.scene["cards"] if c["corners"]}
+    names = sorted(boxes)
+
+    def union(a, b):
+        return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+    def given(i: int, d):
+        name = str(d.card)
+        if name not in boxes:
+            return None
+        mine = boxes[name]
+        said = parse_card(rng.choice([name, name, name[0] + rng.choice("cdhs"), rng.choice(names)]))
+        conf = round(rng.uniform(0.3, 1.0), 2)
+        way = rng.choice(["upper", "lower", "pair", "neighbour", "aside", "none"])
+        if way == "none":
+            return ()
+        if way == "pair" and len(mine) == 2:
+            return (CardDetection(said, conf, union(*mine), tuple(mine)),)
+        box = rng.choice(mine) if way != "upper" else mine[0]
+        if way == "neighbour":
+            other = boxes[rng.choice(names)][0]
+            return (CardDetection(said, conf, union(box, other), (box, other)),)
+        if way == "aside":
+            w = box[2] - box[0]
+            box = (box[0] + 0.8 * w, box[1], box[2] + 0.8 * w, box[3])
+        return (CardDetection(said, conf, box, (box,)),)
+
+    verdicts = _play_given(scene, given, held=20)
+    assert verdicts
