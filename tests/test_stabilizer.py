@@ -605,12 +605,12 @@ def test_a_card_moved_no_longer_claims_the_index_boxes_where_it_lay():
     upper, lower = (100.0, 100.0, 110.0, 125.0), (150.0, 165.0, 160.0, 190.0)
     slot = Slot(0, reading(100.0, (upper, lower)), 1, 0.0, 30)
     for frame in (1, 2):
-        slot.add(reading(100.0, (upper, lower)), frame, frame / 10)
+        slot.add(reading(100.0, (upper, lower)), frame, frame / 10, frame)
     assert slot.owns(upper) and slot.owns(lower)
     there = (400.0, 100.0, 410.0, 125.0)  # moved, and read there by its index alone
-    slot.add(reading(400.0, (there,), there), 3, 0.3)
+    slot.add(reading(400.0, (there,), there), 3, 0.3, 3)
     assert slot.lateral == 100.0 and slot.owns(upper)  # one reading far off is no move yet
-    slot.add(reading(400.0, (there,), there), 4, 0.4)
+    slot.add(reading(400.0, (there,), there), 4, 0.4, 4)
     assert slot.lateral == 400.0 and not slot.owns(upper) and not slot.owns(lower)
 
 
@@ -698,8 +698,8 @@ def test_a_slots_running_tally_matches_its_window_counted_afresh():
     slot = Slot(0, reading(), 0, 0.0, 5)
     other = Slot(1, reading(), 0, 0.0, 5)
     for frame in range(40):
-        slot.add(reading(), frame, frame / 10)
-        other.add(reading(), frame, frame / 10 + 0.05)
+        slot.add(reading(), frame, frame / 10, frame)
+        other.add(reading(), frame, frame / 10 + 0.05, frame)
         assert tallied(slot) == afresh(slot), frame
         if frame == 25:
             slot.absorb(other)

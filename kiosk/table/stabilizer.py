@@ -80,15 +80,14 @@ class Slot:
         self.was_present = False
         self._tally: list | None = None
 
-    def add(self, placed: PlacedCard, frame_index: int, timestamp: float, tick: int | None = None) -> None:
+    def add(self, placed: PlacedCard, frame_index: int, timestamp: float, tick: int) -> None:
         if self._place(placed) and _pairs_indices(placed):
             self.indices = placed.corners
         if not self.seen or timestamp != self.last_seen:
             self.seen += 1
         if len(self.obs) == self.obs.maxlen:
             self._votes.add(self.obs[0], -1)  # about to leave the window
-        o = Observation(frame_index, timestamp, placed.card, placed.confidence, placed.alternatives, placed.box,
-                        frame_index if tick is None else tick)
+        o = Observation(frame_index, timestamp, placed.card, placed.confidence, placed.alternatives, placed.box, tick)
         self.obs.append(o)
         self._votes.add(o)
         self.last_seen = timestamp
