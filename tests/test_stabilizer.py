@@ -781,3 +781,68 @@ def test_any_mix_of_lone_paired_and_stray_index_readings_is_read_without_error(s
 
     verdicts = _play_given(scene, given, held=20)
     assert verdicts
+
+
+def _union(*boxes):
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _twice(box):
+    """The same index boxed again, a pixel off (the reader's merge may keep both boxes)."""
+    return tuple(v + 1.0 for v in box)
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_a_cards_pair_read_with_another_cards_index_as_a_third_takes_nothing_from_that_card(first):
+    """Seed 1804: in every other frame the reader read a card's two indices (one boxed twice) together
+    with the next card's index, misread as the same card; in the frames between, it read that next
+    card's index alone. Four boxes but three indices are no card's (a card shows two, or four):
+    that reading joins nothing, and the next card keeps its own readings and its place."""
+    from kiosk.cards import parse_card
+    from kiosk.vision.detections import CardDetection
+
+    scene = table(*(seat(n) for n in (1, 2, 3, 4)))
+    card, nxt = "2h", "6h"  # the back row's last card (both its indices show) and the one before it
+    assert HANDS[1]["back"].split()[-2:] == [nxt, card]
+    pair = tuple(tuple(map(float, b)) for b in _laid(scene.scene, card)["corners"])
+    theirs = tuple(map(float, _laid(scene.scene, nxt)["corners"][0]))
+    assert len(pair) == 2
+    mine, other = parse_card(card), parse_card(nxt)
+
+    def given(i: int, d):
+        name = str(d.card)
+        if name == card:
+            if i % 2 == first:
+                return (CardDetection(mine, 0.94, _union(theirs, *pair), (theirs, *pair, _twice(pair[0]))),)
+            return (CardDetection(mine, 0.98, _union(*pair), pair),)
+        if name == nxt:
+            return () if i % 2 == first else (CardDetection(other, 0.95, theirs, (theirs,)),)
+        return None
+
+    verdicts = _play_given(scene, given)
+    assert verdicts and verdicts[-1].showdown == expected_showdown(), (verdicts[-1].needs_check, verdicts[-1].integrity)
+
+
+def test_a_pip_read_surely_as_a_card_held_at_a_seat_of_13_is_left_out_of_its_14th_position():
+    """Seed 1819: a pip beside a row read as 9d at 0.95 in every frame, an index alone; the 9d lay
+    at another seat, read whole. Read surely twice, it is a duplicate: never scored, the floor
+    looks (a foreign card would look the same). But the seat shows 14 positions and the other 52
+    hold the whole deck, 13 a seat: the showdown is the one laid, leaving the copy out of the
+    crowded seat, and the integrity note says where each was read."""
+    from kiosk.cards import parse_card
+    from kiosk.vision.detections import CardDetection
+
+    scene = with_picture_read_as_a_card(table(*(seat(n) for n in (1, 2, 3, 4))), over="Kc")
+    h9 = parse_card("9h")
+
+    def given(i: int, d):
+        if str(d.card) == "Jk":
+            b = d.corners[0]
+            return (CardDetection(h9, 0.95, b, (b,)),)
+        return None
+
+    v = _play_given(scene, given)[-1]
+    assert v.showdown == expected_showdown(), (v.needs_check, v.integrity)
+    assert not v.confident and "error" in v.result
+    copy = [p for p in v.integrity if p.startswith("duplicate card: 9h at seat 1 back")]
+    assert len(copy) == 1 and "at seat 2 " in copy[0] and "14th position" in copy[0], v.integrity

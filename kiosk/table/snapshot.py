@@ -215,14 +215,19 @@ def _without_joker(cards) -> list[CardDetection]:
     return out
 
 
-def _one_card_one_reading(cards: list[CardDetection], items: list) -> tuple[list, list]:
+def _one_card_one_reading(cards: list[CardDetection], items: list, trusts: list[float]) -> tuple[list, list, list]:
     """Two readings of one card close together are its two indices the reader did not pair;
-    two readings of one index box are the same index read twice. Keep the surer one.
+    two readings of one index box are the same index read twice. Keep the surer one; but where
+    a whole card (two indices paired, read surely enough) meets an index of the same card read
+    alone, the card lies where the pair says, read as surely as the surer of the two (seed 2165:
+    a court card's picture, read as the card more surely than its pair, put it a row too deep).
+    `trusts`: each reading's `anchor_trust`, as this frame judges it.
 
     A card's two indices lie at most a card's diagonal apart (about 5 index lengths).
     A genuine second copy of a card that close would then go unseen, but its seat is left
     a card short, which is a `wrong card count`, never a quiet score.
     """
+    cards, items, trusts = list(cards), list(items), list(trusts)
     keep = list(range(len(cards)))
     order = sorted(range(len(cards)), key=lambda i: -cards[i].confidence)
     dropped: set[int] = set()
@@ -242,16 +247,82 @@ def _one_card_one_reading(cards: list[CardDetection], items: list) -> tuple[list
             (ai, bi), (aj, bj) = items[i][0], items[j][0]
             if min(np.hypot(xi - xj, yi - yj), np.hypot(ai - aj, bi - bj)) <= reach:
                 dropped.add(j)
+                whole = shows_its_indices(cards[j].corners, trusts[j], cards[j].confidence)
+                if whole and trusts[i] == TRUST_LONE_INDEX:
+                    c = cards[i]
+                    cards[i] = CardDetection(c.card, c.confidence, cards[j].box, cards[j].corners, c.alternatives)
+                    items[i], trusts[i] = items[j], trusts[j]
     keep = [i for i in keep if i not in dropped]
-    return [cards[i] for i in keep], [items[i] for i in keep]
+    return [cards[i] for i in keep], [items[i] for i in keep], [trusts[i] for i in keep]
+
+
+# A pair this much closer together or farther apart than the frame's usual pair is no card's.
+SHORT_PAIR, LONG_PAIR = 0.8, 1.25
+
+
+def _pair_length(det: CardDetection) -> float | None:
+    """How far apart a reading's two index boxes lie (None: not two indices)."""
+    indices = distinct_indices(det.corners)
+    if len(indices) != 2:
+        return None
+    (a, b) = [((q[0] + q[2]) / 2, (q[1] + q[3]) / 2) for q in indices]
+    return float(np.hypot(a[0] - b[0], a[1] - b[1]))
+
+
+def _odd_length_pairs(cards: list[CardDetection], least: int = 4) -> set[int]:
+    """Readings whose two indices lie much closer together or farther apart than the frame's
+    other pairs do: one deck under one camera, every card's indices lie about the same distance
+    apart, so such a pair is an index paired with another card's (seed 2188: a back card's index
+    with the index of the middle card beside it, two thirds of a card's diagonal apart, which put
+    the card in the middle row; seed 1862: two indices twice that apart, read as a card whose own
+    index lay a row away). Its anchor is trusted as an odd pair's.
+
+    >>> pair = lambda x, dx, dy: CardDetection(Card(9, "d"), 0.9, (x, 0, x + dx + 20, dy + 44),
+    ...                                        ((x, 0, x + 20, 44), (x + dx, dy, x + dx + 20, dy + 44)))
+    >>> _odd_length_pairs([pair(100 * k, 60, 100) for k in range(4)] + [pair(900, 30, 50), pair(1000, 120, 200)])
+    {4, 5}
+    >>> _odd_length_pairs([pair(100 * k, 60, 100) for k in range(2)] + [pair(900, 30, 50)])   # too few to tell
+    set()
+    """
+    lengths = [(i, n) for i, d in enumerate(cards)
+               if (n := _pair_length(d)) is not None and _a_cards_pair(*distinct_indices(d.corners))]
+    if len(lengths) < least:
+        return set()
+    usual = float(np.median([n for _, n in lengths]))
+    return {i for i, n in lengths if not SHORT_PAIR * usual <= n <= LONG_PAIR * usual}
+
+
+def on_index(box: Box, indices) -> bool:
+    """Is `box` one of these index boxes (overlapping one by 40% or more)?"""
+    return any(iou(box, b) >= SAME_INDEX_IOU for b in indices)
+
+
+def distinct_indices(corners) -> tuple[Box, ...]:
+    """A reading's index boxes, each index once (the detector may box one index twice).
+
+    >>> len(distinct_indices(((0, 0, 20, 44), (1, 2, 21, 45), (60, 55, 80, 99))))
+    2
+    """
+    out: list[Box] = []
+    for b in corners:
+        if not on_index(b, out):
+            out.append(b)
+    return tuple(out)
 
 
 def _same_index(a: CardDetection, b: CardDetection) -> bool:
-    """Do two readings share an index box (overlapping by 40% or more)?"""
-    return any(iou(p, q) >= SAME_INDEX_IOU for p in a.corners for q in b.corners)
+    """Do two readings share an index box?"""
+    return any(on_index(p, b.corners) for p in a.corners)
 
 
 TRUST_CARD, TRUST_LONE_INDEX, TRUST_ODD_PAIR = 1.0, 0.6, 0.3
+GHOST_CONFIDENCE = 0.5  # below this a reading is too weak to shape the rows, or to stand alone
+
+
+def shows_its_indices(corners, trust: float, confidence: float) -> bool:
+    """Does a reading show which index boxes are one card's? A plausible pair (or four indices)
+    read surely enough to be a card (a weak one may pair an index with a neighbour's)."""
+    return len(distinct_indices(corners)) in (2, 4) and trust == TRUST_CARD and confidence >= GHOST_CONFIDENCE
 
 
 def anchor_trust(det: CardDetection) -> float:
@@ -260,7 +331,9 @@ def anchor_trust(det: CardDetection) -> float:
     A whole card (its two indices paired, or one index whose facing the reader knew) places
     its anchor surely. One index alone may be the card's lower one, which lies about a row
     nearer the player. Two indices side by side along the card's length are no card's pair
-    (the reader paired an index with a neighbour's): the anchor may be the neighbour's.
+    (the reader paired an index with a neighbour's): the anchor may be the neighbour's. Nor
+    are three: a card shows two indices, or four (seed 1804: a card's pair joined with
+    another card's index misread as the same card).
 
     >>> anchor_trust(CardDetection(Card(9, "d"), 0.9, (0, 0, 20, 44), ((0, 0, 20, 44),)))
     0.6
@@ -269,10 +342,14 @@ def anchor_trust(det: CardDetection) -> float:
     (1.0, 0.3)
     >>> anchor_trust(pair(-57))   # down and to the left: the diagonal a card's two indices never take
     0.3
+    >>> anchor_trust(CardDetection(Card(9, "d"), 0.9, (0, 0, 200, 100),
+    ...                            ((0, 0, 20, 44), (57, 55, 77, 99), (180, 20, 200, 64))))   # three indices
+    0.3
     """
     if len(det.corners) == 1 and all(abs(a - b) < 1.0 for a, b in zip(det.box, det.corners[0])):
         return TRUST_LONE_INDEX
-    if len(det.corners) == 2 and not _a_cards_pair(*det.corners):
+    indices = distinct_indices(det.corners)
+    if len(indices) == 2 and not _a_cards_pair(*indices) or len(indices) == 3:
         return TRUST_ODD_PAIR
     return TRUST_CARD
 
@@ -352,13 +429,15 @@ def build_snapshot(
     cards = [d for d in (detections.cards if joker else _without_joker(detections.cards))
              if d.confidence >= min_confidence]
     items = _unwedge_anchors(geometry, cards, [anchor(geometry, d) for d in cards])
-    cards, items = _one_card_one_reading(cards, items)
+    odd = _odd_length_pairs(cards)
+    trusts = [TRUST_ODD_PAIR if k in odd else anchor_trust(d) for k, d in enumerate(cards)]
+    cards, items, trusts = _one_card_one_reading(cards, items, trusts)
     placed_raw = place_cards(geometry, items)
     by_seat: dict[int | None, list[PlacedCard]] = {}
-    for det, (point, size), (seat, depth, lateral, txy) in zip(cards, items, placed_raw):
+    for det, trust, (point, size), (seat, depth, lateral, txy) in zip(cards, trusts, items, placed_raw):
         by_seat.setdefault(seat, []).append(
             PlacedCard(det.card, det.confidence, det.box, seat, None, None, depth, lateral, txy, size, det.alternatives,
-                       anchor_trust(det), det.corners)
+                       trust, det.corners)
         )
     seats = []
     for number in sorted(geometry.seats):

@@ -32,14 +32,16 @@ from kiosk.table.config import Stabilizer as StabilizerSettings
 from kiosk.table.deck_assignment import assign_cards
 from kiosk.table.hidden import GAP, HiddenCard, place_hidden, unseen, where
 from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
-from kiosk.table.snapshot import SAME_INDEX_IOU, TRUST_CARD, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, assign_rows
+from kiosk.table.snapshot import (
+    GHOST_CONFIDENCE, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, assign_rows, distinct_indices, on_index,
+    shows_its_indices,
+)
 from kiosk.table.verdict import NeedsCheck
-from kiosk.vision.geometry import iou
 
 ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a top reading
 LAST_CARD = "the deck's one card read nowhere"  # why a position shows the one card the deck has left
 CARD_REACH = 14.0  # a card's diagonal in index widths: 12-14 for the decks measured
-GHOST_CONFIDENCE = 0.5  # below this a reading is too weak to shape the rows, or to stand alone
+FAINT = 0.05  # a card this weakly among a position's readings is no choice of it
 
 
 @dataclass(slots=True)
@@ -80,8 +82,10 @@ class Slot:
         self.was_present = False
         self._tally: list | None = None
 
-    def add(self, placed: PlacedCard, frame_index: int, timestamp: float, tick: int) -> None:
-        if self._place(placed) and _pairs_indices(placed):
+    def add(self, placed: PlacedCard, frame_index: int, timestamp: float, tick: int, locates: bool = True) -> None:
+        """One more reading of the card; `locates` False: a vote only, its anchor says nothing of
+        where the card lies."""
+        if locates and self._place(placed) and shows_its_indices(placed.corners, placed.trust, placed.confidence):
             self.indices = placed.corners
         if not self.seen or timestamp != self.last_seen:
             self.seen += 1
@@ -106,7 +110,7 @@ class Slot:
 
     def owns(self, box) -> bool:
         """Is this box one of the card's indices (as a whole card's reading paired them)?"""
-        return any(iou(box, b) >= SAME_INDEX_IOU for b in self.indices)
+        return on_index(box, self.indices)
 
     def _place(self, placed: PlacedCard) -> bool:
         """Where the card lies: where most of its readings put it, weighed by how far each
@@ -297,12 +301,6 @@ class _Votes:
                       key=lambda t: (-round(t[1], 9), -t[2], str(t[0])))
 
 
-def _pairs_indices(placed: PlacedCard) -> bool:
-    """Does this reading show which index boxes are one card's? A plausible pair read surely
-    enough to be a card (a weak one may pair an index with a neighbour's)."""
-    return len(placed.corners) in (2, 4) and placed.trust == TRUST_CARD and placed.confidence >= GHOST_CONFIDENCE
-
-
 def _center(box) -> tuple[float, float]:
     return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 
@@ -341,8 +339,9 @@ class Stabilizer:
         hits = 0
         pairs: list[tuple[Slot, tuple]] = []
         for i, card in enumerate(cards):
-            if i in owners:  # one of a known pair's indices read alone: that card
-                self.slots[owners[i]].add(card, snapshot.frame_index, now, self.frames)
+            if i in owners:  # a known pair's index read alone, or the pair read with a third index
+                self.slots[owners[i]].add(card, snapshot.frame_index, now, self.frames,
+                                          locates=card.trust == TRUST_LONE_INDEX)
                 hits += 1
                 continue
             sid = matched.get(i)
@@ -354,7 +353,7 @@ class Stabilizer:
                 slot = self.slots[sid]
                 hits += 1
             slot.add(card, snapshot.frame_index, now, self.frames)
-            if _pairs_indices(card):
+            if shows_its_indices(card.corners, card.trust, card.confidence):
                 pairs.append((slot, card.corners))
         for slot, corners in pairs:  # once every reading has its slot: a slot read now joins nothing
             self._join_indices(slot, corners, now)
@@ -373,14 +372,21 @@ class Stabilizer:
 
     def _owners(self, cards: list[PlacedCard]) -> dict[int, int]:
         """Readings of one index alone that lie on an index a whole card's reading paired with
-        another (one card, whose two indices another search of a still table read apart)."""
+        another (one card, whose two indices another search of a still table read apart); and
+        readings of three indices, two of them a known pair read as the same card: that card,
+        with a neighbour's index joined to it (seed 1895: anchored at the neighbour's index, it
+        took the card's reading away from its place in two frames of six)."""
         out = {}
         paired = [sl for sl in self.slots.values() if sl.indices]
         for i, c in enumerate(cards):
             if c.trust == TRUST_LONE_INDEX:
                 sl = next((sl for sl in paired if sl.owns(c.box)), None)
-                if sl is not None:
-                    out[i] = sl.id
+            elif len(indices := distinct_indices(c.corners)) == 3:
+                sl = next((sl for sl in paired if sl.best() == c.card and sum(map(sl.owns, indices)) >= 2), None)
+            else:
+                sl = None
+            if sl is not None:
+                out[i] = sl.id
         return out
 
     def _join_indices(self, slot: Slot, corners, now: float) -> None:
@@ -390,7 +396,7 @@ class Stabilizer:
         for other in list(self.slots.values()):
             if other.id == slot.id or other.trust != TRUST_LONE_INDEX or other.last_seen >= now or not other.obs:
                 continue
-            if any(iou(other.obs[-1].box, b) >= SAME_INDEX_IOU for b in corners):
+            if on_index(other.obs[-1].box, corners):
                 slot.absorb(other)
                 del self.slots[other.id]
 
@@ -579,6 +585,10 @@ class Stabilizer:
                 continue
             chosen = None
             for card, mass, votes, _ in tallies[sl.id]:
+                if mass < FAINT * max(1, len(sl.obs)):
+                    # read as that only faintly: no choice of this position (seed 1826: stray readings
+                    # took the Ah, a trace runner-up, from the Ah's own position, read Kh or Ah)
+                    break
                 if card not in owner:
                     chosen = card
                     break
@@ -611,9 +621,10 @@ class Stabilizer:
 
         ghosts = {sl.id for sl in present if ghost(sl)}
         # ... unless its (open, live) seat is short without it and it gave weight to a card no other
-        # position holds: then it is that card, weakly read, and keeping it fills the seat.
+        # position holds: then it is that card, weakly read, and keeping it fills the seat. Short
+        # counting the positions that hold a card: one whose every reading lies elsewhere holds none.
         for number in {self.slots[g].seat for g in ghosts} - {None} - set(dead):
-            held = sum(1 for sl in present if sl.seat == number and sl.id not in ghosts)
+            held = sum(1 for sl in present if sl.seat == number and sl.id not in ghosts and choice[sl.id] is not None)
             if held < s.open_min_cards:
                 continue
             mine = [g for g in ghosts if self.slots[g].seat == number and choice[g] is not None
@@ -633,7 +644,13 @@ class Stabilizer:
         # card read strongly twice stays an integrity problem (a foreign card would look the same),
         # so nothing is scored until the floor looks.
         reassigned = self._settle_deck(present, tallies, choice, corrected, duplicates, notes)
-        extra = self._no_cards(present, choice, corrected, duplicates, dead)
+        extra, copies = self._no_cards(present, choice, corrected, duplicates, dead)
+        left_out = []  # (card, the slot kept, where the copy left out was read)
+        for card, kept, dropped in copies:
+            row, pos = rows[dropped]
+            spot = f"seat {self.slots[dropped].seat} {row} {pos + 1}" if row else "off the seats"
+            left_out.append((card, kept, spot))
+            duplicates.remove(next(d for d in duplicates if d[0] == card and dropped in d[1:]))
         if extra:
             present = [sl for sl in present if sl.id not in extra]
             rows = self._rows(present, tallies)
@@ -698,6 +715,9 @@ class Stabilizer:
             at = [reads[x].where() + (f" (shown as {reassigned[x][0]}, {reassigned[x][1]})"
                                       if x in reassigned and reassigned[x][0] is not None else "") for x in (a, b)]
             integrity.append(f"duplicate card: {card} at {at[0]} and {at[1]}")
+        for card, kept, spot in left_out:
+            integrity.append(f"duplicate card: {card} at {reads[kept].where()} and at {spot}, "
+                             "a 14th position there: left out of its seat")
         if len(present) > 52:
             integrity.append(f"wrong card count: {len(present)} cards on the table (a deck has 52)")
 
@@ -718,20 +738,33 @@ class Stabilizer:
             tuple(seats), stray, tuple(integrity), tuple(all_checks), self.frames, self.layout_since, self.key_frame
         )
 
-    def _no_cards(self, present: list[Slot], choice: dict, corrected: dict, duplicates: list, dead) -> set[int]:
-        """A seat's positions beyond 13 that the deck left without a card, when the others hold the
-        whole deck, each card once, 13 in each of four seats: no cards of this deck (a court card's
-        picture, a pip read as an index), which would throw the seat's rows."""
+    def _no_cards(self, present: list[Slot], choice: dict, corrected: dict, duplicates: list, dead
+                  ) -> tuple[set[int], list[tuple[Card, int, int]]]:
+        """A seat's positions beyond 13 that are no cards of this deck (a court card's picture, a pip
+        read as an index), which would throw the seat's rows: those the deck left without a card, and
+        those whose card a surer reading holds at a seat of 13 (seed 1819: a pip read as 9d, every
+        frame, beside a row; the 9d lay at another seat). Only when the rest is the whole deck, each
+        card once, 13 in each of four seats. Returns the positions and, for the second kind,
+        (card, the position kept, the one left out): still a duplicate for the floor to look at."""
         counts = Counter(sl.seat for sl in present)
         crowded = {n for n, k in counts.items() if n is not None and k > 13}
+        if not crowded or dead or len(self.geometry.seats) != 4:
+            return set(), []
         extra = {sl.id for sl in present if sl.seat in crowded and choice[sl.id] is None and sl.id not in corrected}
-        if not extra or dead or duplicates or len(self.geometry.seats) != 4:
-            return set()
+        copies = []
+        for card, a, b in duplicates:
+            for kept, dropped in ((a, b), (b, a)):
+                k, d = self.slots[kept], self.slots[dropped]
+                if d.seat in crowded and k.seat not in crowded and dropped not in corrected and d.trust < k.trust:
+                    copies.append((card, kept, dropped))
+        if len(copies) != len(duplicates):
+            return set(), []
+        extra |= {d for _, _, d in copies}
         rest = [sl for sl in present if sl.id not in extra]
         shown = {choice[sl.id] for sl in rest} - {None}
         per_seat = Counter(sl.seat for sl in rest)
         whole = len(rest) == 52 and len(shown) == 52 and all(per_seat[n] == 13 for n in self.geometry.seats)
-        return extra if whole else set()
+        return (extra, copies) if extra and whole else (set(), [])
 
     def _settle_deck(self, present: list[Slot], tallies: dict, choice: dict, corrected: dict, duplicates: list,
                      notes: dict) -> dict[int, tuple[Card | None, str]]:
