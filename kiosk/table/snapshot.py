@@ -215,19 +215,14 @@ def _without_joker(cards) -> list[CardDetection]:
     return out
 
 
-def _one_card_one_reading(cards: list[CardDetection], items: list, trusts: list[float]) -> tuple[list, list, list]:
+def _one_card_one_reading(cards: list[CardDetection], items: list) -> tuple[list, list]:
     """Two readings of one card close together are its two indices the reader did not pair;
-    two readings of one index box are the same index read twice. Keep the surer one; but where
-    a whole card (two indices paired, read surely enough) meets an index of the same card read
-    alone, the card lies where the pair says, read as surely as the surer of the two (seed 2165:
-    a court card's picture, read as the card more surely than its pair, put it a row too deep).
-    `trusts`: each reading's `anchor_trust`, as this frame judges it.
+    two readings of one index box are the same index read twice. Keep the surer one.
 
     A card's two indices lie at most a card's diagonal apart (about 5 index lengths).
     A genuine second copy of a card that close would then go unseen, but its seat is left
     a card short, which is a `wrong card count`, never a quiet score.
     """
-    cards, items, trusts = list(cards), list(items), list(trusts)
     keep = list(range(len(cards)))
     order = sorted(range(len(cards)), key=lambda i: -cards[i].confidence)
     dropped: set[int] = set()
@@ -247,49 +242,8 @@ def _one_card_one_reading(cards: list[CardDetection], items: list, trusts: list[
             (ai, bi), (aj, bj) = items[i][0], items[j][0]
             if min(np.hypot(xi - xj, yi - yj), np.hypot(ai - aj, bi - bj)) <= reach:
                 dropped.add(j)
-                whole = shows_its_indices(cards[j].corners, trusts[j], cards[j].confidence)
-                if whole and trusts[i] == TRUST_LONE_INDEX:
-                    c = cards[i]
-                    cards[i] = CardDetection(c.card, c.confidence, cards[j].box, cards[j].corners, c.alternatives)
-                    items[i], trusts[i] = items[j], trusts[j]
     keep = [i for i in keep if i not in dropped]
-    return [cards[i] for i in keep], [items[i] for i in keep], [trusts[i] for i in keep]
-
-
-# A pair this much closer together or farther apart than the frame's usual pair is no card's.
-SHORT_PAIR, LONG_PAIR = 0.8, 1.25
-
-
-def _pair_length(det: CardDetection) -> float | None:
-    """How far apart a reading's two index boxes lie (None: not two indices)."""
-    indices = distinct_indices(det.corners)
-    if len(indices) != 2:
-        return None
-    (a, b) = [((q[0] + q[2]) / 2, (q[1] + q[3]) / 2) for q in indices]
-    return float(np.hypot(a[0] - b[0], a[1] - b[1]))
-
-
-def _odd_length_pairs(cards: list[CardDetection], least: int = 4) -> set[int]:
-    """Readings whose two indices lie much closer together or farther apart than the frame's
-    other pairs do: one deck under one camera, every card's indices lie about the same distance
-    apart, so such a pair is an index paired with another card's (seed 2188: a back card's index
-    with the index of the middle card beside it, two thirds of a card's diagonal apart, which put
-    the card in the middle row; seed 1862: two indices twice that apart, read as a card whose own
-    index lay a row away). Its anchor is trusted as an odd pair's.
-
-    >>> pair = lambda x, dx, dy: CardDetection(Card(9, "d"), 0.9, (x, 0, x + dx + 20, dy + 44),
-    ...                                        ((x, 0, x + 20, 44), (x + dx, dy, x + dx + 20, dy + 44)))
-    >>> _odd_length_pairs([pair(100 * k, 60, 100) for k in range(4)] + [pair(900, 30, 50), pair(1000, 120, 200)])
-    {4, 5}
-    >>> _odd_length_pairs([pair(100 * k, 60, 100) for k in range(2)] + [pair(900, 30, 50)])   # too few to tell
-    set()
-    """
-    lengths = [(i, n) for i, d in enumerate(cards)
-               if (n := _pair_length(d)) is not None and _a_cards_pair(*distinct_indices(d.corners))]
-    if len(lengths) < least:
-        return set()
-    usual = float(np.median([n for _, n in lengths]))
-    return {i for i, n in lengths if not SHORT_PAIR * usual <= n <= LONG_PAIR * usual}
+    return [cards[i] for i in keep], [items[i] for i in keep]
 
 
 def on_index(box: Box, indices) -> bool:
@@ -332,8 +286,8 @@ def anchor_trust(det: CardDetection) -> float:
     its anchor surely. One index alone may be the card's lower one, which lies about a row
     nearer the player. Two indices side by side along the card's length are no card's pair
     (the reader paired an index with a neighbour's): the anchor may be the neighbour's. Nor
-    are three: a card shows two indices, or four (seed 1804: a card's pair joined with
-    another card's index misread as the same card).
+    are three: a card shows two indices, or four at its corners (seed 1804: a card's pair joined
+    with another card's index misread as the same card).
 
     >>> anchor_trust(CardDetection(Card(9, "d"), 0.9, (0, 0, 20, 44), ((0, 0, 20, 44),)))
     0.6
@@ -351,7 +305,35 @@ def anchor_trust(det: CardDetection) -> float:
     indices = distinct_indices(det.corners)
     if len(indices) == 2 and not _a_cards_pair(*indices) or len(indices) == 3:
         return TRUST_ODD_PAIR
+    if len(indices) == 4 and not _one_cards_four(indices):
+        return TRUST_ODD_PAIR
     return TRUST_CARD
+
+
+def _one_cards_four(indices) -> bool:
+    """Could four index boxes be one card's (a deck printing four indices)? They sit at its four
+    corners, so one way of pairing them gives two diagonals of one length crossing at their
+    midpoints; two cards' pairs read as one card (seed 1317) do not (two pairs of the same shape
+    side by side do cross so, but their diagonals differ in length).
+
+    >>> box = lambda x, y: (x, y, x + 20, y + 44)
+    >>> _one_cards_four([box(0, 0), box(60, 0), box(0, 100), box(60, 100)])
+    True
+    >>> _one_cards_four([box(0, 0), box(60, 100), box(150, 60), box(210, 160)])   # two cards' pairs
+    False
+    >>> _one_cards_four([box(0, 0), box(60, 100), box(180, 30), box(130, 120)])   # crossing nowhere
+    False
+    """
+    c = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in indices]
+    size = float(np.mean([max(b[2] - b[0], b[3] - b[1]) for b in indices]))
+    for (a, b), (p, q) in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
+        m1 = ((c[a][0] + c[b][0]) / 2, (c[a][1] + c[b][1]) / 2)
+        m2 = ((c[p][0] + c[q][0]) / 2, (c[p][1] + c[q][1]) / 2)
+        d1 = np.hypot(c[a][0] - c[b][0], c[a][1] - c[b][1])
+        d2 = np.hypot(c[p][0] - c[q][0], c[p][1] - c[q][1])
+        if np.hypot(m1[0] - m2[0], m1[1] - m2[1]) <= 0.5 * size and abs(d1 - d2) <= 0.2 * max(d1, d2):
+            return True
+    return False
 
 
 def _a_cards_pair(a: Box, b: Box) -> bool:
@@ -429,15 +411,13 @@ def build_snapshot(
     cards = [d for d in (detections.cards if joker else _without_joker(detections.cards))
              if d.confidence >= min_confidence]
     items = _unwedge_anchors(geometry, cards, [anchor(geometry, d) for d in cards])
-    odd = _odd_length_pairs(cards)
-    trusts = [TRUST_ODD_PAIR if k in odd else anchor_trust(d) for k, d in enumerate(cards)]
-    cards, items, trusts = _one_card_one_reading(cards, items, trusts)
+    cards, items = _one_card_one_reading(cards, items)
     placed_raw = place_cards(geometry, items)
     by_seat: dict[int | None, list[PlacedCard]] = {}
-    for det, trust, (point, size), (seat, depth, lateral, txy) in zip(cards, trusts, items, placed_raw):
+    for det, (point, size), (seat, depth, lateral, txy) in zip(cards, items, placed_raw):
         by_seat.setdefault(seat, []).append(
             PlacedCard(det.card, det.confidence, det.box, seat, None, None, depth, lateral, txy, size, det.alternatives,
-                       trust, det.corners)
+                       anchor_trust(det), det.corners)
         )
     seats = []
     for number in sorted(geometry.seats):

@@ -620,16 +620,17 @@ class Stabilizer:
             return lost_it and top_mass / max(1, top_votes) < GHOST_CONFIDENCE and chosen_conf < GHOST_CONFIDENCE
 
         ghosts = {sl.id for sl in present if ghost(sl)}
-        # ... unless its (open, live) seat is short without it and it gave weight to a card no other
-        # position holds: then it is that card, weakly read, and keeping it fills the seat. Short
-        # counting the positions that hold a card: one whose every reading lies elsewhere holds none.
+        # ... unless its (open, live) seat is short without it: then it is a card, weakly read (the one
+        # no other position holds it gave weight to, or one the deck settles below), and keeping it
+        # fills the seat. Short counting the positions that hold a card: one whose every reading lies
+        # elsewhere holds none (seed 1826). Those that chose a card first (seed 1390: the deck then
+        # unwinds a chain of misreads through a position read only as cards held elsewhere).
         for number in {self.slots[g].seat for g in ghosts} - {None} - set(dead):
             held = sum(1 for sl in present if sl.seat == number and sl.id not in ghosts and choice[sl.id] is not None)
             if held < s.open_min_cards:
                 continue
-            mine = [g for g in ghosts if self.slots[g].seat == number and choice[g] is not None
-                    and owner.get(choice[g]) == g]
-            mine.sort(key=lambda g: -strength(self.slots[g], choice[g])[0])
+            mine = [g for g in ghosts if self.slots[g].seat == number and (choice[g] is None or owner.get(choice[g]) == g)]
+            mine.sort(key=lambda g: -strength(self.slots[g], choice[g])[0] if choice[g] is not None else 0.0)
             ghosts -= set(mine[:max(0, 13 - held)])
         for sl_id in ghosts:
             if choice[sl_id] is not None and owner.get(choice[sl_id]) == sl_id:
