@@ -623,14 +623,15 @@ class Stabilizer:
         # ... unless its (open, live) seat is short without it: then it is a card, weakly read (the one
         # no other position holds it gave weight to, or one the deck settles below), and keeping it
         # fills the seat. Short counting the positions that hold a card: one whose every reading lies
-        # elsewhere holds none (seed 1826). Those that chose a card first (seed 1390: the deck then
-        # unwinds a chain of misreads through a position read only as cards held elsewhere).
+        # elsewhere holds none (seed 1826). Those that chose a card are kept first; one that chose none
+        # is kept too (seed 1390: the deck then unwinds a chain of misreads through it).
         for number in {self.slots[g].seat for g in ghosts} - {None} - set(dead):
             held = sum(1 for sl in present if sl.seat == number and sl.id not in ghosts and choice[sl.id] is not None)
             if held < s.open_min_cards:
                 continue
-            mine = [g for g in ghosts if self.slots[g].seat == number and (choice[g] is None or owner.get(choice[g]) == g)]
-            mine.sort(key=lambda g: -strength(self.slots[g], choice[g])[0] if choice[g] is not None else 0.0)
+            mine = [g for g in ghosts if self.slots[g].seat == number
+                    and (choice[g] is None or owner.get(choice[g]) == g)]
+            mine.sort(key=lambda g: -(strength(self.slots[g], choice[g])[0] if choice[g] is not None else 0.0))
             ghosts -= set(mine[:max(0, 13 - held)])
         for sl_id in ghosts:
             if choice[sl_id] is not None and owner.get(choice[sl_id]) == sl_id:
