@@ -755,9 +755,6 @@ def test_any_mix_of_lone_paired_and_stray_index_readings_is_read_without_error(s
     boxes = {c["card"]: [tuple(map(float, b)) for b in c["corners"]] for c in scene.scene["cards"] if c["corners"]}
     names = sorted(boxes)
 
-    def union(a, b):
-        return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-
     def given(i: int, d):
         name = str(d.card)
         if name not in boxes:
@@ -769,11 +766,11 @@ def test_any_mix_of_lone_paired_and_stray_index_readings_is_read_without_error(s
         if way == "none":
             return ()
         if way == "pair" and len(mine) == 2:
-            return (CardDetection(said, conf, union(*mine), tuple(mine)),)
+            return (CardDetection(said, conf, _union(*mine), tuple(mine)),)
         box = rng.choice(mine) if way != "upper" else mine[0]
         if way == "neighbour":
             other = boxes[rng.choice(names)][0]
-            return (CardDetection(said, conf, union(box, other), (box, other)),)
+            return (CardDetection(said, conf, _union(box, other), (box, other)),)
         if way == "aside":
             w = box[2] - box[0]
             box = (box[0] + 0.8 * w, box[1], box[2] + 0.8 * w, box[3])

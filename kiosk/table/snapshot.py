@@ -7,6 +7,7 @@ missed in one frame is not yet a wrong count.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -15,7 +16,7 @@ import numpy as np
 from kiosk.cards import Card
 from kiosk.table.layout import ROWS, TableGeometry, rows_by_bands, rows_by_depth
 from kiosk.vision.detections import Box, CardDetection, Detections
-from kiosk.vision.geometry import iou
+from kiosk.vision.geometry import box_center, index_size, iou
 
 SAME_INDEX_IOU = 0.4  # two index boxes this alike are one index
 
@@ -324,14 +325,12 @@ def _one_cards_four(indices) -> bool:
     >>> _one_cards_four([box(0, 0), box(60, 100), box(180, 30), box(130, 120)])   # crossing nowhere
     False
     """
-    c = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in indices]
-    size = float(np.mean([max(b[2] - b[0], b[3] - b[1]) for b in indices]))
-    for (a, b), (p, q) in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
-        m1 = ((c[a][0] + c[b][0]) / 2, (c[a][1] + c[b][1]) / 2)
-        m2 = ((c[p][0] + c[q][0]) / 2, (c[p][1] + c[q][1]) / 2)
-        d1 = np.hypot(c[a][0] - c[b][0], c[a][1] - c[b][1])
-        d2 = np.hypot(c[p][0] - c[q][0], c[p][1] - c[q][1])
-        if np.hypot(m1[0] - m2[0], m1[1] - m2[1]) <= 0.5 * size and abs(d1 - d2) <= 0.2 * max(d1, d2):
+    c = [box_center(q) for q in indices]
+    size = float(np.mean([index_size(q) for q in indices]))
+    for (i, j), (k, m) in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
+        crossing = math.dist(np.add(c[i], c[j]) / 2, np.add(c[k], c[m]) / 2)
+        d1, d2 = math.dist(c[i], c[j]), math.dist(c[k], c[m])
+        if crossing <= 0.5 * size and abs(d1 - d2) <= 0.2 * max(d1, d2):
             return True
     return False
 
