@@ -9,7 +9,7 @@ import pytest
 from kiosk.synth.table import SeatLayout, TableLayout, render_table
 from kiosk.table.config import KioskConfig
 from kiosk.table.groundtruth import detections_from_scene, set_hands, shuffled_deck
-from kiosk.table.layout import TableGeometry, rows_by_depth
+from kiosk.table.layout import TableGeometry, refit_rows, rows_by_depth
 from kiosk.table.snapshot import build_snapshot
 
 # A fixed overhead camera as a casino mounts it: slight tilt and turn, real picture noise.
@@ -171,3 +171,22 @@ def test_a_card_paired_with_a_stray_index_of_the_next_row_stays_in_its_own_row()
                       dets.timestamp, dets.source, dets.meta)
     snap = build_snapshot(dets, TableGeometry.default((1920, 1080)))
     assert placed_vs_truth(scene, snap) == []
+
+
+def test_a_hand_laid_4_4_5_in_even_fans_is_shown_as_laid():
+    """refit_rows moves a card only where the fans say it was read a row off: a player who laid
+    four cards in front and four in the middle, each row evenly fanned, sees just that."""
+    labels = ["front"] * 4 + ["middle"] * 4 + ["back"] * 5
+    depths = [130, 131, 129, 130, 70, 71, 70, 69, 10, 11, 10, 12, 11]
+    laterals = [0, 50, 100, 150, 25, 75, 125, 175, 0, 50, 100, 150, 200]
+    assert refit_rows(labels, depths, laterals) == (labels, None, None)
+
+
+def test_a_card_read_half_a_row_off_beside_a_neighbour_moves_to_its_fans_gap():
+    """Seed 2165's shape: a middle card's index read between the rows, 11 px beside a front card,
+    leaves the middle fan a gap of two steps; it moves there (and only it)."""
+    labels = ["front"] * 4 + ["middle"] * 4 + ["back"] * 5
+    depths = [343, 291, 347, 351, 218, 226, 235, 241, 97, 104, 119, 114, 121]
+    laterals = [501, 554, 565, 631, 433, 501, 633, 704, 456, 525, 589, 657, 723]
+    new, moved, point = refit_rows(labels, depths, laterals)
+    assert moved == 1 and new[1] == "middle" and new.count("front") == 3

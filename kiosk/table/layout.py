@@ -253,3 +253,75 @@ def rows_by_bands(depths: Sequence[float], extent: float, bands: tuple[float, fl
         f = d / extent if extent else 0.0
         out.append("back" if f < bands[0] else "middle" if f < bands[1] else "front")
     return out
+
+
+def refit_rows(
+    labels: Sequence[str], depths: Sequence[float], laterals: Sequence[float],
+    other_points: Sequence[Sequence[tuple[float, float]]] = (), margin: float = 0.5,
+) -> tuple[list[str], int | None, tuple[float, float] | None]:
+    """A set hand of 13 whose depth bands are no 3/5/5 (a card read a row off): move the one card
+    whose move to another row makes 3/5/5 fanned rows, each a step apart, with its row's depth.
+
+    `other_points`: for each card, other (depth, lateral) points that may stand for it (its other
+    index, when only one was read). Returns the labels, the card moved (None: no move clearly
+    fits better than a move of another card or to another row, by `margin` in fan steps, or none
+    fits about as well as the rows as read) and the point it then stands at.
+
+    >>> labels = ["back"] * 6 + ["middle"] * 4 + ["front"] * 3          # the back's last card is
+    >>> depths = [10, 11, 10, 12, 11, 12, 70, 71, 70, 72, 130, 131, 130]  # the middle's lower index
+    >>> laterals = [0, 50, 100, 150, 200, 270, 25, 75, 125, 175, 50, 100, 150]
+    >>> other = [[]] * 5 + [[(72, 220)]] + [[]] * 7
+    >>> new, moved, point = refit_rows(labels, depths, laterals, other)
+    >>> moved, point, new[5]
+    (5, (72.0, 220.0), 'middle')
+    >>> refit_rows(labels, depths, laterals)[1] is None   # as it lies, no card fits the middle
+    True
+    """
+    now, moves = refit_moves(labels, depths, laterals, other_points)
+    if not moves or moves[0][0] > now + margin:
+        return list(labels), None, None
+    best, i, there, p = moves[0]
+    rival = next((c for c, j, row, _ in moves if (j, row) != (i, there)), None)  # another card or row
+    if rival is not None and rival < best + margin:
+        return list(labels), None, None
+    out = list(labels)
+    out[i] = there
+    return out, i, (float(p[0]), float(p[1]))
+
+
+def refit_moves(labels, depths, laterals, other_points=()) -> tuple[float, list]:
+    """The cost of the rows as read and of each move to 3/5/5, cheapest first: (cost, card, row,
+    point). Cost: each row's gaps off one fan step, and each card's depth off its row's, in steps."""
+    n = len(labels)
+    counts = {r: list(labels).count(r) for r in ROWS}
+    if n != 13 or counts == ROW_SIZES:
+        return 0.0, []
+    diffs = [d for row in ROWS for d in np.diff(sorted(x for lab, x in zip(labels, laterals) if lab == row))]
+    step = float(np.median(diffs)) if len(diffs) >= 4 else 0.0
+    if step <= 0:
+        return 0.0, []
+
+    def cost(labs, deps, lats) -> float:
+        total = 0.0
+        for row in ROWS:
+            members = [i for i in range(n) if labs[i] == row]
+            total += sum(abs(d / step - 1.0) for d in np.diff(sorted(lats[i] for i in members)))
+            if members:
+                centre = float(np.median([deps[i] for i in members]))
+                total += sum(abs(deps[i] - centre) for i in members) / step
+        return total
+
+    moves = []
+    for i in range(n):
+        here = labels[i]
+        if counts[here] <= ROW_SIZES[here]:
+            continue
+        for there in ROWS:
+            if dict(counts, **{here: counts[here] - 1, there: counts[there] + 1}) != ROW_SIZES:
+                continue
+            for p in [(depths[i], laterals[i])] + list(other_points[i] if i < len(other_points) else ()):
+                labs, deps, lats = list(labels), list(depths), list(laterals)
+                labs[i], deps[i], lats[i] = there, p[0], p[1]
+                moves.append((cost(labs, deps, lats), i, there, p))
+    moves.sort(key=lambda m: m[0])
+    return cost(list(labels), list(depths), list(laterals)), moves

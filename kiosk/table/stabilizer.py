@@ -31,17 +31,19 @@ from kiosk.cards import Card, deck
 from kiosk.table.config import Stabilizer as StabilizerSettings
 from kiosk.table.deck_assignment import assign_cards
 from kiosk.table.hidden import GAP, HiddenCard, place_hidden, unseen, where
-from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
+from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry, refit_rows
 from kiosk.table.snapshot import (
-    GHOST_CONFIDENCE, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, assign_rows, distinct_indices, on_index,
+    GHOST_CONFIDENCE, TRUST_CARD, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, assign_rows, distinct_indices, on_index,
     shows_its_indices,
 )
 from kiosk.table.verdict import NeedsCheck
+from kiosk.vision.geometry import box_center
 
 ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a top reading
 LAST_CARD = "the deck's one card read nowhere"  # why a position shows the one card the deck has left
 CARD_REACH = 14.0  # a card's diagonal in index widths: 12-14 for the decks measured
 FAINT = 0.05  # a card this weakly among a position's readings is no choice of it
+SURER = 0.05  # a card read this much more surely a frame at one of two positions is read more surely there
 
 
 @dataclass(slots=True)
@@ -533,7 +535,8 @@ class Stabilizer:
         need = self._min_votes(final)
         present = self._present(final)
         tallies = {sl.id: sl.tally() for sl in present}
-        rows = self._rows(present, tallies)
+        refitted: dict[int, str] = {}  # positions moved a row to make a set hand's fanned rows
+        rows = self._rows(present, tallies, refitted)
         # Corrections by the floor (seat, row, index) -> card text: they override the reading.
         corrected: dict[int, Card] = {}
         for sl in present:
@@ -638,7 +641,8 @@ class Stabilizer:
                 del owner[choice[sl_id]]
         if ghosts:
             present = [sl for sl in present if sl.id not in ghosts]
-            rows = self._rows(present, tallies)
+            refitted.clear()
+            rows = self._rows(present, tallies, refitted)
 
         # Where readings conflict, the deck settles every position at once (`deck_assignment`):
         # the cards each position shows are the ones its readings favour most with each card once.
@@ -655,7 +659,8 @@ class Stabilizer:
             duplicates.remove(next(d for d in duplicates if d[0] == card and dropped in d[1:]))
         if extra:
             present = [sl for sl in present if sl.id not in extra]
-            rows = self._rows(present, tallies)
+            refitted.clear()
+            rows = self._rows(present, tallies, refitted)
         by_seat = {}
         for sl in present:
             by_seat.setdefault(sl.seat, []).append(sl)
@@ -700,7 +705,10 @@ class Stabilizer:
                 elif sl.id in elimination:
                     confident = True
                 else:
-                    confident = strong(sl, card) and sl.id not in duplicate_slots and sl.id not in reassigned
+                    confident = (strong(sl, card) and sl.id not in duplicate_slots and sl.id not in reassigned
+                                 and sl.id not in refitted)
+            if sl.id in refitted and not notes.get(sl.id):
+                notes[sl.id] = f"read a row off: placed in the {refitted[sl.id]} row, where its fan has a gap"
             reads[sl.id] = CardRead(
                 sl.id, sl.seat, row, pos, card, round(conf, 4), votes, len(sl.obs), ev.frame_index, ev.box,
                 confident, cands, notes.get(sl.id, ""),
@@ -745,21 +753,33 @@ class Stabilizer:
         """A seat's positions beyond 13 that are no cards of this deck (a court card's picture, a pip
         read as an index), which would throw the seat's rows: those the deck left without a card, and
         those whose card a surer reading holds at a seat of 13 (seed 1819: a pip read as 9d, every
-        frame, beside a row; the 9d lay at another seat). Only when the rest is the whole deck, each
-        card once, 13 in each of four seats. Returns the positions and, for the second kind,
+        frame, beside a row; the 9d lay at another seat) or reads more surely there, or, anchored
+        alike, reads more surely at this seat or another (seeds 2328, 2336). Only when the rest is the whole deck, each card
+        once, 13 in each of four seats. Returns the positions and, for the second kind,
         (card, the position kept, the one left out): still a duplicate for the floor to look at."""
         counts = Counter(sl.seat for sl in present)
         crowded = {n for n, k in counts.items() if n is not None and k > 13}
         if not crowded or dead or len(self.geometry.seats) != 4:
             return set(), []
         extra = {sl.id for sl in present if sl.seat in crowded and choice[sl.id] is None and sl.id not in corrected}
+
+        def sureness(sl: Slot, card: Card) -> float:
+            return next((m for c, m, _, _ in sl.tally() if c == card), 0.0) / self._frames_of(sl)
+
         copies = []
-        for card, a, b in duplicates:
+        twice = [(card, a, b) for card, a, b in duplicates if choice[a] == card == choice[b]]  # not settled
+        for card, a, b in twice:
             for kept, dropped in ((a, b), (b, a)):
                 k, d = self.slots[kept], self.slots[dropped]
-                if d.seat in crowded and k.seat not in crowded and dropped not in corrected and d.trust < k.trust:
+                if d.seat not in crowded or dropped in corrected:
+                    continue
+                # the copy anchored or read less surely than at a seat of 13 (seeds 1819, 2455); or,
+                # anchored alike, the one read less surely (seeds 2328, 2336: a card's far index,
+                # partly covered, read as a card lying elsewhere)
+                less_sure = sureness(d, card) < sureness(k, card) - SURER
+                if k.seat not in crowded and (d.trust < k.trust or less_sure) or d.trust == k.trust and less_sure:
                     copies.append((card, kept, dropped))
-        if len(copies) != len(duplicates):
+        if len(copies) != len(twice):
             return set(), []
         extra |= {d for _, _, d in copies}
         rest = [sl for sl in present if sl.id not in extra]
@@ -837,13 +857,17 @@ class Stabilizer:
             return "pile"
         return ""
 
-    def _rows(self, present: list[Slot], tallies: dict) -> dict[int, tuple[str | None, int | None]]:
+    def _rows(self, present: list[Slot], tallies: dict, refitted: dict | None = None
+              ) -> dict[int, tuple[str | None, int | None]]:
         """Row and position of every slot: the bands come from the surely read cards of each
-        seat; weakly read ones (maybe not cards at all) join the nearest band afterwards."""
+        seat; weakly read ones (maybe not cards at all) join the nearest band afterwards. A seat
+        of 13 whose bands are no 3/5/5 may have one card moved a row (`layout.refit_rows`):
+        `refitted` gets its slot id and row."""
         rows: dict[int, tuple[str | None, int | None]] = {}
         by_seat: dict[int | None, list[Slot]] = {}
         for sl in present:
             by_seat.setdefault(sl.seat, []).append(sl)
+        offset: list = []  # worked out once, for the first seat that needs it
         for seat, group in by_seat.items():
             if seat is None:
                 for sl in group:
@@ -868,11 +892,67 @@ class Stabilizer:
             for g in group:
                 if g.id not in labels:
                     labels[g.id] = min(centres, key=lambda r: abs(centres[r] - g.depth)) if centres else "back"
+            lateral = {g.id: g.lateral for g in group}
+            moved = None
+            if len(group) == 13 and Counter(labels[g.id] for g in group) != ROW_SIZES:
+                if not offset:
+                    offset.append(self._index_offset(present))
+                new, moved, point = refit_rows(
+                    [labels[g.id] for g in group], [g.depth for g in group], [g.lateral for g in group],
+                    [self._other_points(g, offset[0]) for g in group])
+            if moved is not None:
+                g = group[moved]
+                labels[g.id], lateral[g.id] = new[moved], point[1]
+                if refitted is not None:
+                    refitted[g.id] = new[moved]
             for row in ROWS:
-                members = sorted((g for g in group if labels[g.id] == row), key=lambda g: g.lateral)
+                members = sorted((g for g in group if labels[g.id] == row), key=lambda g: lateral[g.id])
                 for pos, g in enumerate(members):
                     rows[g.id] = (row, pos)
         return rows
+
+    def _other_points(self, sl: Slot, up: tuple[float, float] | None) -> list[tuple[float, float]]:
+        """Where a card not read whole may lie, as (depth, lateral): at another index it was read
+        from (a pair of two cards' indices is anchored at the deeper one), or at the upper index
+        of one it was read from (one index alone may be its lower one). `up`: the step from a
+        card's lower index to its upper one; a pair that steps otherwise (by more than 0.3 of it)
+        is two cards' indices too (seed 2188: 9d's index paired with one of the row in front)."""
+        if sl.seat is None:
+            return []
+
+        def seat_points(boxes) -> list[tuple[float, float]]:
+            return [self.geometry.depth_lateral(sl.seat, t) for t in self.geometry.to_table([box_center(b) for b in boxes])]
+
+        if sl.trust == TRUST_CARD:
+            pair = next((p.corners for p in reversed(sl.places) if len(distinct_indices(p.corners)) == 2), ())
+            if up is None or not pair:
+                return []
+            (d1, l1), (d2, l2) = sorted(seat_points(distinct_indices(pair)), reverse=True)
+            if math.dist((d1 - d2, l1 - l2), up) <= 0.3 * math.hypot(*up):
+                return []  # a card's own pair
+        points: list[tuple[float, float]] = []
+        for p in seat_points(distinct_indices([b for place in sl.places for b in place.corners])):
+            if all(math.dist(p, q) > 0.5 * sl.size for q in points + [(sl.depth, sl.lateral)]):
+                points.append(p)
+        out = list(points)
+        if up is not None and sl.trust != TRUST_CARD:
+            out += [(d + up[0], lat + up[1]) for d, lat in points + [(sl.depth, sl.lateral)]]
+        return out
+
+    def _index_offset(self, present: list[Slot]) -> tuple[float, float] | None:
+        """(depth, lateral) from a card's lower index to its upper one as its seat sees it, as
+        the cards read whole put them (None with fewer than three)."""
+        offsets = []
+        for g in present:
+            indices = distinct_indices(g.indices)
+            if g.seat is None or len(indices) != 2:
+                continue
+            table = self.geometry.to_table([box_center(b) for b in indices])
+            (d1, l1), (d2, l2) = (self.geometry.depth_lateral(g.seat, t) for t in table)
+            offsets.append((d1 - d2, l1 - l2) if d1 > d2 else (d2 - d1, l2 - l1))
+        if len(offsets) < 3:
+            return None
+        return tuple(float(v) for v in np.median(offsets, axis=0))
 
     def _seat_read(self, number, group, dead, declared, undeclared, integrity, hidden=(), missing=(),
                    corrections=None) -> SeatRead:
