@@ -894,12 +894,14 @@ class Stabilizer:
                     labels[g.id] = min(centres, key=lambda r: abs(centres[r] - g.depth)) if centres else "back"
             lateral = {g.id: g.lateral for g in group}
             moved = None
-            if len(group) == 13 and Counter(labels[g.id] for g in group) != ROW_SIZES:
+            counts = Counter(labels[g.id] for g in group)
+            if len(group) == 13 and counts != ROW_SIZES:
                 if not offset:
                     offset.append(self._index_offset(present))
                 new, moved, point = refit_rows(
                     [labels[g.id] for g in group], [g.depth for g in group], [g.lateral for g in group],
-                    [self._other_points(g, offset[0]) for g in group])
+                    [self._other_points(g, offset[0]) if counts[labels[g.id]] > ROW_SIZES[labels[g.id]] else []
+                     for g in group])  # only a card of a row too full may move
             if moved is not None:
                 g = group[moved]
                 labels[g.id], lateral[g.id] = new[moved], point[1]
@@ -931,7 +933,7 @@ class Stabilizer:
             if math.dist((d1 - d2, l1 - l2), up) <= 0.3 * math.hypot(*up):
                 return []  # a card's own pair
         points: list[tuple[float, float]] = []
-        for p in seat_points(distinct_indices([b for place in sl.places for b in place.corners])):
+        for p in seat_points([b for place in sl.places for b in place.corners]):
             if all(math.dist(p, q) > 0.5 * sl.size for q in points + [(sl.depth, sl.lateral)]):
                 points.append(p)
         out = list(points)
