@@ -43,7 +43,7 @@ ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a to
 LAST_CARD = "the deck's one card read nowhere"  # why a position shows the one card the deck has left
 CARD_REACH = 14.0  # a card's diagonal in index widths: 12-14 for the decks measured
 FAINT = 0.05  # a card this weakly among a position's readings is no choice of it
-SURER = 0.05  # a card read this much more surely a frame at one of two positions is read more surely there
+SURER = 0.05  # of two positions reading one card, the surer reads it this much more surely a frame
 
 
 @dataclass(slots=True)
@@ -754,9 +754,10 @@ class Stabilizer:
         read as an index), which would throw the seat's rows: those the deck left without a card, and
         those whose card a surer reading holds at a seat of 13 (seed 1819: a pip read as 9d, every
         frame, beside a row; the 9d lay at another seat) or reads more surely there, or, anchored
-        alike, reads more surely at this seat or another (seeds 2328, 2336). Only when the rest is the whole deck, each card
-        once, 13 in each of four seats. Returns the positions and, for the second kind,
-        (card, the position kept, the one left out): still a duplicate for the floor to look at."""
+        alike, reads more surely at this seat or another (seeds 2328, 2336). Only when the rest is
+        the whole deck, each card once, 13 in each of four seats. Returns the positions and, for
+        the second kind, (card, the position kept, the one left out): still a duplicate for the
+        floor to look at."""
         counts = Counter(sl.seat for sl in present)
         crowded = {n for n, k in counts.items() if n is not None and k > 13}
         if not crowded or dead or len(self.geometry.seats) != 4:
