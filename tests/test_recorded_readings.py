@@ -41,9 +41,11 @@ WHY = {
     2188: "a back card's index paired with one of the middle row (no card's step) made a middle row of 6",
     2328: "a card's far index, partly covered, read as a card of another seat made a 14th position",
     2336: "a court card's far index read as another court card of its seat made a 14th position",
+    2413: "two lower indices read as cards between rows made a seat of 15, one taking another seat's Js",
     2434: "a back card read with an index of the front row, anchored there, made rows of 4/5/4",
     2455: "a reading between two rows, less sure than the card at a seat of 13, made a 14th position",
     2468: "a front card read half a row off made rows of 2/6/5",
+    2703: "a lower index read as 4c between rows made a 14th position and took the 4c from where it lay",
 }
 
 
@@ -89,11 +91,15 @@ def test_a_card_moved_a_row_to_fill_its_fan_is_never_confident(key, row):
     ("2328 aisleriot-gnomangelo", "duplicate card: 5h at seat 3 middle 3 and at seat 4 middle 5, a 14th position"),
     ("2336 aisleriot-gnomangelo-bitmap", "duplicate card: Jh at seat 1 back 1 and at seat 1 middle 6, a 14th position"),
     ("2455 kde-nicu-white", "duplicate card: Jc at seat 3 back 2 and at seat 2 back 6, a 14th position"),
+    ("2413 kde-nicu-white", "duplicate card: Js at seat 3 front 1 and at seat 4 back 3, a 14th position"),
+    ("2703 kde-nicu-ornamental", "duplicate card: 4c at seat 4 middle 2 and at seat 2 back 4, a 14th position"),
 ])
 def test_the_copy_read_less_surely_is_left_out_but_never_scored_unchecked(key, line):
     """Seeds 2328, 2336: both copies anchored alike (one index each); the one the reader was less
     sure of (a far index, partly covered) is left out of its crowded seat. Seed 2455: anchored more
-    surely (a pair) but read less surely than at a seat of 13. The duplicate stays."""
+    surely (a pair) but read less surely than at a seat of 13. Seeds 2413, 2703: the crowded seat's
+    copy had taken the card from the position of a seat of 13 that read it first. The duplicate
+    stays."""
     v = replay(RECORDED[key])
     assert not v.confident
     assert any(p.startswith(line) for p in v.integrity), v.integrity

@@ -652,11 +652,18 @@ class Stabilizer:
         reassigned = self._settle_deck(present, tallies, choice, corrected, duplicates, notes)
         extra, copies = self._no_cards(present, choice, corrected, duplicates, dead)
         left_out = []  # (card, the slot kept, where the copy left out was read)
+        given_back = set()  # positions given the card a crowded seat's copy held
         for card, kept, dropped in copies:
             row, pos = rows[dropped]
             spot = f"seat {self.slots[dropped].seat} {row} {pos + 1}" if row else "off the seats"
             left_out.append((card, kept, spot))
-            duplicates.remove(next(d for d in duplicates if d[0] == card and dropped in d[1:]))
+            if choice[kept] is None:
+                choice[kept] = card
+                owner[card] = kept
+                given_back.add(kept)
+                notes[kept] = f"read as {card}, also read at {spot}, a 14th position there"
+            else:
+                duplicates.remove(next(d for d in duplicates if d[0] == card and dropped in d[1:]))
         if extra:
             present = [sl for sl in present if sl.id not in extra]
             refitted.clear()
@@ -673,7 +680,7 @@ class Stabilizer:
 
         # Elimination: the whole deck on the table and exactly one card unaccounted for.
         elimination: dict[int, Card] = {}
-        if len(present) == 52 and not duplicates:
+        if len(present) == 52 and not duplicates and not given_back:
             unsure = [sl for sl in present if sl.id not in corrected and (choice[sl.id] is None or not strong(sl, choice[sl.id]))]
             unsure_ids = {sl.id for sl in unsure}
             sure_cards = {c for c, sid in owner.items() if sid not in unsure_ids}
@@ -706,7 +713,7 @@ class Stabilizer:
                     confident = True
                 else:
                     confident = (strong(sl, card) and sl.id not in duplicate_slots and sl.id not in reassigned
-                                 and sl.id not in refitted)
+                                 and sl.id not in refitted and sl.id not in given_back)
             if sl.id in refitted and not notes.get(sl.id):
                 notes[sl.id] = f"read a row off: placed in the {refitted[sl.id]} row, where its fan has a gap"
             reads[sl.id] = CardRead(
@@ -783,10 +790,22 @@ class Stabilizer:
         if len(copies) != len(twice):
             return set(), []
         extra |= {d for _, _, d in copies}
+        # A card a crowded seat's position holds that a position of a seat of 13, left with no card,
+        # read first: the crowded seat's copy goes (seeds 2413, 2703: a card's lower index, between
+        # two rows, read as the card of another seat). Returned as (card, kept, left out) too.
+        holder = {choice[sl.id]: sl for sl in present if choice[sl.id] is not None}
+        unread = Counter(sl.best() for sl in present if choice[sl.id] is None)
+        for k in present:
+            d = holder.get(k.best())
+            if (choice[k.id] is None and k.seat is not None and k.seat not in crowded and k.id not in corrected
+                    and unread[k.best()] == 1 and d is not None and d.seat in crowded and d.id not in corrected
+                    and d.id not in extra):
+                copies.append((k.best(), k.id, d.id))
+                extra.add(d.id)
         rest = [sl for sl in present if sl.id not in extra]
-        shown = {choice[sl.id] for sl in rest} - {None}
+        shown = {choice[sl.id] for sl in rest} | {card for card, kept, _ in copies if choice[kept] is None}
         per_seat = Counter(sl.seat for sl in rest)
-        whole = len(rest) == 52 and len(shown) == 52 and all(per_seat[n] == 13 for n in self.geometry.seats)
+        whole = len(rest) == 52 and len(shown - {None}) == 52 and all(per_seat[n] == 13 for n in self.geometry.seats)
         return (extra, copies) if extra and whole else (set(), [])
 
     def _settle_deck(self, present: list[Slot], tallies: dict, choice: dict, corrected: dict, duplicates: list,
