@@ -941,25 +941,25 @@ class Stabilizer:
         is two cards' indices too (seed 2188: 9d's index paired with one of the row in front)."""
         if sl.seat is None:
             return []
-
-        def seat_points(boxes) -> list[tuple[float, float]]:
-            return [self.geometry.depth_lateral(sl.seat, t) for t in self.geometry.to_table([box_center(b) for b in boxes])]
-
         if sl.trust == TRUST_CARD:
             pair = next((p.corners for p in reversed(sl.places) if len(distinct_indices(p.corners)) == 2), ())
             if up is None or not pair:
                 return []
-            (d1, l1), (d2, l2) = sorted(seat_points(distinct_indices(pair)), reverse=True)
+            (d1, l1), (d2, l2) = sorted(self._seat_points(sl.seat, distinct_indices(pair)), reverse=True)
             if math.dist((d1 - d2, l1 - l2), up) <= 0.3 * math.hypot(*up):
                 return []  # a card's own pair
         points: list[tuple[float, float]] = []
-        for p in seat_points([b for place in sl.places for b in place.corners]):
+        for p in self._seat_points(sl.seat, [b for place in sl.places for b in place.corners]):
             if all(math.dist(p, q) > 0.5 * sl.size for q in points + [(sl.depth, sl.lateral)]):
                 points.append(p)
         out = list(points)
         if up is not None and sl.trust != TRUST_CARD:
             out += [(d + up[0], lat + up[1]) for d, lat in points + [(sl.depth, sl.lateral)]]
         return out
+
+    def _seat_points(self, seat: int, boxes) -> list[tuple[float, float]]:
+        """(depth, lateral) of these boxes' centres as the seat sees them."""
+        return [self.geometry.depth_lateral(seat, t) for t in self.geometry.to_table([box_center(b) for b in boxes])]
 
     def _index_offset(self, present: list[Slot]) -> tuple[float, float] | None:
         """(depth, lateral) from a card's lower index to its upper one as its seat sees it, as
@@ -969,9 +969,8 @@ class Stabilizer:
             indices = distinct_indices(g.indices)
             if g.seat is None or len(indices) != 2:
                 continue
-            table = self.geometry.to_table([box_center(b) for b in indices])
-            (d1, l1), (d2, l2) = (self.geometry.depth_lateral(g.seat, t) for t in table)
-            offsets.append((d1 - d2, l1 - l2) if d1 > d2 else (d2 - d1, l2 - l1))
+            (d1, l1), (d2, l2) = sorted(self._seat_points(g.seat, indices), reverse=True)
+            offsets.append((d1 - d2, l1 - l2))
         if len(offsets) < 3:
             return None
         return tuple(float(v) for v in np.median(offsets, axis=0))
