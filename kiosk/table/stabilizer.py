@@ -535,8 +535,7 @@ class Stabilizer:
         need = self._min_votes(final)
         present = self._present(final)
         tallies = {sl.id: sl.tally() for sl in present}
-        refitted: dict[int, str] = {}  # positions moved a row to make a set hand's fanned rows
-        rows = self._rows(present, tallies, refitted)
+        rows, refitted = self._rows(present, tallies)  # refitted: positions moved a row (slot id -> row)
         # Corrections by the floor (seat, row, index) -> card text: they override the reading.
         corrected: dict[int, Card] = {}
         for sl in present:
@@ -641,8 +640,7 @@ class Stabilizer:
                 del owner[choice[sl_id]]
         if ghosts:
             present = [sl for sl in present if sl.id not in ghosts]
-            refitted.clear()
-            rows = self._rows(present, tallies, refitted)
+            rows, refitted = self._rows(present, tallies)
 
         # Where readings conflict, the deck settles every position at once (`deck_assignment`):
         # the cards each position shows are the ones its readings favour most with each card once.
@@ -666,8 +664,7 @@ class Stabilizer:
                 duplicates.remove(next(d for d in duplicates if d[0] == card and dropped in d[1:]))
         if extra:
             present = [sl for sl in present if sl.id not in extra]
-            refitted.clear()
-            rows = self._rows(present, tallies, refitted)
+            rows, refitted = self._rows(present, tallies)
         by_seat = {}
         for sl in present:
             by_seat.setdefault(sl.seat, []).append(sl)
@@ -762,9 +759,10 @@ class Stabilizer:
         those whose card a surer reading holds at a seat of 13 (seed 1819: a pip read as 9d, every
         frame, beside a row; the 9d lay at another seat) or reads more surely there, or, anchored
         alike, reads more surely at this seat or another (seeds 2328, 2336). Only when the rest is
-        the whole deck, each card once, 13 in each of four seats. Returns the positions and, for
-        the second kind, (card, the position kept, the one left out): still a duplicate for the
-        floor to look at."""
+        the whole deck, each card once, 13 in each of four seats. Also a crowded seat's position
+        holding a card that a position of a seat of 13, left with none, read first (seeds 2413,
+        2703). Returns the positions and, for the last two kinds, (card, the position kept, the one
+        left out): still a duplicate for the floor to look at."""
         counts = Counter(sl.seat for sl in present)
         crowded = {n for n, k in counts.items() if n is not None and k > 13}
         if not crowded or dead or len(self.geometry.seats) != 4:
@@ -877,13 +875,14 @@ class Stabilizer:
             return "pile"
         return ""
 
-    def _rows(self, present: list[Slot], tallies: dict, refitted: dict | None = None
-              ) -> dict[int, tuple[str | None, int | None]]:
+    def _rows(self, present: list[Slot], tallies: dict
+              ) -> tuple[dict[int, tuple[str | None, int | None]], dict[int, str]]:
         """Row and position of every slot: the bands come from the surely read cards of each
         seat; weakly read ones (maybe not cards at all) join the nearest band afterwards. A seat
-        of 13 whose bands are no 3/5/5 may have one card moved a row (`layout.refit_rows`):
-        `refitted` gets its slot id and row."""
+        of 13 whose bands are no 3/5/5 may have one card moved a row (`layout.refit_rows`).
+        Returns the rows, and slot id -> row of the cards so moved."""
         rows: dict[int, tuple[str | None, int | None]] = {}
+        refitted: dict[int, str] = {}
         by_seat: dict[int | None, list[Slot]] = {}
         for sl in present:
             by_seat.setdefault(sl.seat, []).append(sl)
@@ -925,13 +924,12 @@ class Stabilizer:
             if moved is not None:
                 g = group[moved]
                 labels[g.id], lateral[g.id] = new[moved], point[1]
-                if refitted is not None:
-                    refitted[g.id] = new[moved]
+                refitted[g.id] = new[moved]
             for row in ROWS:
                 members = sorted((g for g in group if labels[g.id] == row), key=lambda g: lateral[g.id])
                 for pos, g in enumerate(members):
                     rows[g.id] = (row, pos)
-        return rows
+        return rows, refitted
 
     def _other_points(self, sl: Slot, up: tuple[float, float] | None) -> list[tuple[float, float]]:
         """Where a card not read whole may lie, as (depth, lateral): at another index it was read
