@@ -30,6 +30,7 @@ from kiosk.vision.detections import Detections
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
 from kiosk.vision.geometry import square_crop
 from kiosk.vision.merge import Corner, merge_corners
+from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
 from kiosk.vision.still import AS_FOUND, StillIndices
 
 READER_JSON = "reader.json"
@@ -128,6 +129,8 @@ class CardReader:
         self.recheck_below = float(meta.get("recheck_below", 0.0))
         # Look again in the gaps of fanned rows where the row's step says an index is (kiosk.vision.gaps).
         self.probe_gaps = bool(meta.get("probe_gaps", False))
+        # A single picture is also read turned by this many degrees (kiosk.vision.turned); 0: not.
+        self.turned_look = float(meta.get("turned_look", 0.0))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -207,10 +210,21 @@ class CardReader:
         return [c for c in found if c.orient == want[tuple(c.box)]]
 
     def read_picture(self, image_bgr: np.ndarray, source: str = "") -> Detections:
-        """One picture on its own: doubtful cuts read again (`recheck_zooms`), and only the readings
-        sure enough to report (`report_confidence`)."""
-        dets = self.read(image_bgr, source=source, recheck=True)
-        return replace(dets, cards=tuple(c for c in dets.cards if c.confidence >= self.report_confidence))
+        """One picture on its own: doubtful cuts read again (`recheck_zooms`), the picture read
+        turned as well where that can find more (`turned_look`), and only the readings sure
+        enough to report (`report_confidence`)."""
+        image = _as_bgr(image_bgr, source)
+        dets = self.read(image, source=source, recheck=True)
+        cards = tuple(c for c in dets.cards if c.confidence >= self.report_confidence)
+        h, w = image.shape[:2]
+        if self.turned_look and worth_turning(cards, w, h, self.finder.input_hw):
+            picture, back = turn_picture(image, self.turned_look)
+            again = self.read(picture, source=source, recheck=True)
+            found = tuple(detection_back(c, back, w, h) for c in again.cards if c.confidence >= self.report_confidence)
+            cards = join_turned(cards, found)
+            meta = {**dets.meta, "turned_reads": len(found), "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
+            dets = replace(dets, meta=meta)
+        return replace(dets, cards=cards)
 
     def read(
         self,
@@ -316,6 +330,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["probe_gaps"] = True
     if meta.get("recheck_zooms"):
         reading["recheck"] = [meta["recheck_zooms"], meta.get("recheck_below", 0.0)]
+    if meta.get("turned_look"):
+        reading["turned_look"] = meta["turned_look"]
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"
