@@ -1,7 +1,8 @@
 """The real card reader's readings of rendered hands, replayed through the table stages.
 
 Recorded by `kiosk bench pipeline --rendered 200 --seed S --reads FILE` (reader
-cards-2stage-cbe7aad5ad53, six frames a hand, deck designs never trained on); each hand here was
+cards-2stage-cbe7aad5ad53, which reads camera frames as ef54aedbde87 does; six frames a hand, deck
+designs never trained on); each hand here was
 read wrong by the table stages at some point (1317 and 1390 only by a first try of the fifteenth session's
 mends), and the seed names it as docs/pipeline.md does. The truth is
 the deal the seed lays (`groundtruth.set_hands`), as the benchmark judges it.
@@ -46,6 +47,7 @@ WHY = {
     2455: "a reading between two rows, less sure than the card at a seat of 13, made a 14th position",
     2468: "a front card read half a row off made rows of 2/6/5",
     2703: "a lower index read as 4c between rows made a 14th position and took the 4c from where it lay",
+    2980: "a Qc read surely but in one frame only was dropped; a card's far index read as Kc took its place",
 }
 
 
@@ -103,3 +105,14 @@ def test_the_copy_read_less_surely_is_left_out_but_never_scored_unchecked(key, l
     v = replay(RECORDED[key])
     assert not v.confident
     assert any(p.startswith(line) for p in v.integrity), v.integrity
+
+
+def test_a_card_read_once_that_the_table_lacks_counts_but_never_confidently():
+    """Seed 2980: the Qc, read nowhere else, was read surely (0.99) in one frame of six; it counts,
+    and the 14th position it makes is the Ac's far index read as a second Kc, left out. The dealer
+    checks the Qc and the duplicate stays for the floor."""
+    v = replay(RECORDED["2980 kde-nicu-ornamental"])
+    assert not v.confident
+    assert any(n.reason.startswith("card at back 3 read as Qc (confidence 0.99, 1 of") for n in v.needs_check), \
+        [n.reason for n in v.needs_check]
+    assert any(p.startswith("duplicate card: Kc at seat 3 back 1 and at seat 3 back 6, a 14th position") for p in v.integrity)

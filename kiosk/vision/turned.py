@@ -4,7 +4,8 @@ Cards at a table lie square to their seat's edge, and the detector learnt indice
 few degrees around the four quarter turns. A photo a user hands `kiosk detect` holds cards at
 any angle: an index turned 30-60 degrees is often not found at all (real photos: 19 of 527
 cards missed, most of them turned about 45 degrees). Read turned by 45 degrees, such a card
-lies square again. The two readings are joined card by card (`join_turned`).
+lies square again; the turned reading adds the cards found where the picture read none
+(`join_turned`).
 """
 
 from __future__ import annotations
@@ -85,33 +86,38 @@ def detection_back(det: CardDetection, back: np.ndarray, width: int, height: int
 
 
 def join_turned(cards: tuple[CardDetection, ...], turned: tuple[CardDetection, ...]) -> tuple[CardDetection, ...]:
-    """The picture's readings with the turned picture's (already in the picture's pixels) joined
-    in: a card read only turned is added; a card read both ways keeps the surer reading, unless
-    the turned reading lies on two of the picture's cards (one of them misplaced).
+    """The picture's readings with those of the turned picture (already in the picture's pixels)
+    of cards the picture did not read. A card read both ways keeps its upright reading: a
+    card lying square is read best square (on 1080p test scenes a surer turned reading replacing it
+    lost 15 right readings; on the real photos it changed nothing).
 
     >>> rec = lambda card, p, x: CardDetection.from_record({"card": card, "confidence": p,
     ...     "box": [x, 0, x + 60, 90], "corners": [[x, 0, x + 16, 30]]})
     >>> [str(c.card) for c in join_turned((rec("9d", 0.7, 0),), (rec("9h", 0.9, 4), rec("Ks", 0.8, 300)))]
-    ['9h', 'Ks']
+    ['9d', 'Ks']
+    >>> far_corner = rec("9d", 0.8, 40)   # the same card's other index, inside its card box
+    >>> len(join_turned((rec("9d", 0.7, 0),), (far_corner,)))
+    1
     """
     out = list(cards)
-    for t in turned:
-        same = [i for i, c in enumerate(out) if _same_place(c, t)]
-        if not same:
-            out.append(t)
-        elif len(same) == 1 and out[same[0]].confidence < t.confidence:
-            out[same[0]] = t
+    out += [t for t in turned if not any(_same_card(c, t) for c in cards)]
     return tuple(out)
 
 
-def _same_place(a: CardDetection, b: CardDetection) -> bool:
-    """Do two readings share an index (their centres within half an index's length)?"""
+def _same_card(a: CardDetection, b: CardDetection) -> bool:
+    """Are two readings one card: do they share an index (centres within half an index's length),
+    or name the same card with an index of one inside the other's card (its other corner read)?"""
     for p in a.corners or (a.box,):
         for q in b.corners or (b.box,):
             (ax, ay), (bx, by) = box_center(p), box_center(q)
             if math.hypot(ax - bx, ay - by) < 0.5 * max(index_size(p), index_size(q)):
                 return True
-    return False
+    return a.card == b.card and (any(_inside(box_center(p), b.box) for p in a.corners or (a.box,))
+                                 or any(_inside(box_center(q), a.box) for q in b.corners or (b.box,)))
+
+
+def _inside(point, box) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
 
 
 def _turned_size(width: int, height: int, degrees: float) -> tuple[int, int]:
