@@ -785,9 +785,6 @@ class Stabilizer:
             return set(), []
         extra = {sl.id for sl in present if sl.seat in crowded and choice[sl.id] is None and sl.id not in corrected}
 
-        def sureness(sl: Slot, card: Card) -> float:
-            return next((m for c, m, _, _ in sl.tally() if c == card), 0.0) / self._frames_of(sl)
-
         copies = []
         twice = [(card, a, b) for card, a, b in duplicates if choice[a] == card == choice[b]]  # not settled
         for card, a, b in twice:
@@ -798,7 +795,7 @@ class Stabilizer:
                 # the copy anchored or read less surely than at a seat of 13 (seeds 1819, 2455); or,
                 # anchored alike, the one read less surely (seeds 2328, 2336: a card's far index,
                 # partly covered, read as a card lying elsewhere)
-                less_sure = sureness(d, card) < sureness(k, card) - SURER
+                less_sure = self._weights(d).get(card, 0.0) < self._weights(k).get(card, 0.0) - SURER
                 if k.seat not in crowded and (d.trust < k.trust or less_sure) or d.trust == k.trust and less_sure:
                     copies.append((card, kept, dropped))
         if len(copies) != len(twice):
@@ -836,7 +833,7 @@ class Stabilizer:
         taken = set(corrected.values())
         shown = {choice[sl.id] for sl in present}
         unread = [c for c in deck(52) if c not in taken and c not in shown]
-        weights = {sl.id: {c: min(1.0, m / self._frames_of(sl)) for c, m, _, _ in tallies[sl.id]} for sl in live}
+        weights = {sl.id: self._weights(sl) for sl in live}
         assigned = assign_cards(weights, [c for c in deck(52) if c not in taken])
         changed: dict[int, tuple[Card | None, str]] = {}
         for sl in live:
@@ -862,11 +859,13 @@ class Stabilizer:
                 notes.pop(sl.id, None)
         return changed
 
-    def _frames_of(self, sl: Slot) -> int:
-        """The frames that could have read this position: those since the oldest observation it
-        keeps. A card lying there is read in most of them; a court card's picture or a covered
-        index read as a card now and then is not, and weighs less when it claims a card."""
-        return max(1, len(sl.obs), self.frames - sl.obs[0].tick + 1 if sl.obs else 1)
+    def _weights(self, sl: Slot) -> dict[Card, float]:
+        """A position's weight for each card it read: the confidence given to that card, summed over
+        the readings it keeps, a frame (at most 1), over the frames that could have read it: those
+        since its oldest reading. A card lying there is read in most of them; a court card's picture
+        or a covered index read as a card now and then is not, and weighs less when it claims a card."""
+        frames = max(1, len(sl.obs), self.frames - sl.obs[0].tick + 1 if sl.obs else 1)
+        return {c: min(1.0, m / frames) for c, m, _, _ in sl.tally()}
 
     def _hidden(self, reads: dict[int, CardRead], dead, declared, undeclared, duplicates: bool
                 ) -> tuple[tuple[Card, ...], tuple[HiddenCard, ...]]:
