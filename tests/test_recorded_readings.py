@@ -48,6 +48,7 @@ WHY = {
     2468: "a front card read half a row off made rows of 2/6/5",
     2703: "a lower index read as 4c between rows made a 14th position and took the 4c from where it lay",
     2980: "a Qc read surely but in one frame only was dropped; a card's far index read as Kc took its place",
+    3021: "a card's far index at a seat of 14 took the 8s it read faintly from the seat of 13 where it lay",
 }
 
 
@@ -116,3 +117,14 @@ def test_a_card_read_once_that_the_table_lacks_counts_but_never_confidently():
     assert any(n.reason.startswith("card at back 3 read as Qc (confidence 0.99, 1 of") for n in v.needs_check), \
         [n.reason for n in v.needs_check]
     assert any(p.startswith("duplicate card: Kc at seat 3 back 1 and at seat 3 back 6, a 14th position") for p in v.integrity)
+
+
+def test_a_faint_claim_at_a_crowded_seat_leaves_the_card_where_it_lies():
+    """Seed 3021: a front card's far index, read 5s or 6s, made seat 4's 14th position and claimed the
+    8s it read at 0.04 a frame; the 8s lay at seat 3, read there at 0.01 beside two cards held
+    elsewhere. At a seat of 14 a faint reading is no claim: the 8s stays at seat 3 (never confident),
+    the far index goes, and no count or duplicate is left."""
+    v = replay(RECORDED["3021 aisleriot-anglo-poker"])
+    assert not v.confident and v.integrity == ()
+    assert any(n.reason.startswith("card at middle 1 read as 8s or 6s") for n in v.needs_check), \
+        [n.reason for n in v.needs_check]

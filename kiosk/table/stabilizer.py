@@ -833,7 +833,12 @@ class Stabilizer:
         taken = set(corrected.values())
         shown = {choice[sl.id] for sl in present}
         unread = [c for c in deck(52) if c not in taken and c not in shown]
-        weights = {sl.id: self._weights(sl) for sl in live}
+        # A seat of more than 13 holds a position that is no card: there a card read only faintly
+        # is no claim (seed 3021: a card's far index, read 5s or 6s, took the 8s it read at 0.04 a
+        # frame from the seat of 13 whose position read it at 0.01 beside two cards held elsewhere).
+        counts = Counter(sl.seat for sl in present)
+        weights = {sl.id: {c: w for c, w in self._weights(sl).items()
+                           if w >= FAINT or sl.seat is None or counts[sl.seat] <= 13} for sl in live}
         assigned = assign_cards(weights, [c for c in deck(52) if c not in taken])
         changed: dict[int, tuple[Card | None, str]] = {}
         for sl in live:
