@@ -4,7 +4,7 @@ Recorded by `kiosk bench pipeline --rendered 200 --seed S --reads FILE` (reader
 cards-2stage-cbe7aad5ad53, which reads camera frames as ef54aedbde87 does; six frames a hand, deck
 designs never trained on); each hand here was
 read wrong by the table stages at some point (1317 and 1390 only by a first try of the fifteenth session's
-mends), and the seed names it as docs/pipeline.md does. The truth is
+mends, 2886 by a first try of the seventeenth's), and the seed names it as docs/pipeline.md does. The truth is
 the deal the seed lays (`groundtruth.set_hands`), as the benchmark judges it.
 """
 
@@ -48,6 +48,7 @@ WHY = {
     2468: "a front card read half a row off made rows of 2/6/5",
     2703: "a lower index read as 4c between rows made a 14th position and took the 4c from where it lay",
     2980: "a Qc read surely but in one frame only was dropped; a card's far index read as Kc took its place",
+    2886: "a 6d read as Td at a seat of 14 lost its faint 6d, and the deck gave the 4d to a far index",
     3021: "a card's far index at a seat of 14 took the 8s it read faintly from the seat of 13 where it lay",
 }
 

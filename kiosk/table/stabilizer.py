@@ -835,10 +835,13 @@ class Stabilizer:
         unread = [c for c in deck(52) if c not in taken and c not in shown]
         # A seat of more than 13 holds a position that is no card: there a card read only faintly
         # is no claim (seed 3021: a card's far index, read 5s or 6s, took the 8s it read at 0.04 a
-        # frame from the seat of 13 whose position read it at 0.01 beside two cards held elsewhere).
+        # frame from the seat of 13 whose position read it at 0.01 beside two cards held elsewhere),
+        # unless the position reads a card strongly read elsewhere too: a card misread, whose faint
+        # readings may name it (seed 2886: a 6d read as Td).
         counts = Counter(sl.seat for sl in present)
         weights = {sl.id: {c: w for c, w in self._weights(sl).items()
-                           if w >= FAINT or sl.seat is None or counts[sl.seat] <= 13} for sl in live}
+                           if w >= FAINT or sl.seat is None or counts[sl.seat] <= 13 or sl.id in duplicate_of}
+                   for sl in live}
         assigned = assign_cards(weights, [c for c in deck(52) if c not in taken])
         changed: dict[int, tuple[Card | None, str]] = {}
         for sl in live:
