@@ -217,7 +217,7 @@ class CardReader:
         dets = self.read(image, source=source, recheck=True)
         cards = tuple(c for c in dets.cards if c.confidence >= self.report_confidence)
         h, w = image.shape[:2]
-        if self.turned_look and worth_turning(cards, w, h, self.finder.input_hw):
+        if self.turned_look and worth_turning(cards, w, h, self.finder.input_hw, self.turned_look):
             picture, back = turn_picture(image, self.turned_look)
             again = self.read(picture, source=source, recheck=True)
             found = tuple(detection_back(c, back, w, h) for c in again.cards if c.confidence >= self.report_confidence)

@@ -37,7 +37,8 @@ def turned_scale(width: int, height: int, input_hw: tuple[int, int], degrees: fl
     return min(1.0, long_in / max(side_w, side_h), short_in / min(side_w, side_h))
 
 
-def worth_turning(cards: tuple[CardDetection, ...], width: int, height: int, input_hw: tuple[int, int]) -> bool:
+def worth_turning(cards: tuple[CardDetection, ...], width: int, height: int, input_hw: tuple[int, int],
+                  degrees: float = TURN_DEGREES) -> bool:
     """Is a turned look worth it: the indices found so far (or, with none found, the picture's
     own scale) would still be large enough for the detector to find turned?
 
@@ -48,7 +49,7 @@ def worth_turning(cards: tuple[CardDetection, ...], width: int, height: int, inp
     >>> worth_turning((card,), 1920, 1080, (1088, 1920))   # a 30 px index read at half size
     False
     """
-    scale = turned_scale(width, height, input_hw)
+    scale = turned_scale(width, height, input_hw, degrees)
     sizes = [index_size(b) for c in cards for b in c.corners]
     if not sizes:
         return scale >= MIN_TURNED_INDEX_PX / 45.0  # nothing found: worth a look unless shrunk past training
