@@ -64,6 +64,16 @@ def box_center(box) -> tuple[float, float]:
     return ((x1 + x2) / 2.0, (y1 + y2) / 2.0)
 
 
+def centre_inside_any(box, boxes) -> bool:
+    """Does the centre of `box` lie inside any of `boxes`?
+
+    >>> centre_inside_any((0, 0, 10, 10), [(20, 20, 30, 30), (4, 4, 8, 8)])
+    True
+    """
+    cx, cy = box_center(box)
+    return any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes)
+
+
 def square_crop(
     image: np.ndarray,
     box,

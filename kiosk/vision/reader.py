@@ -28,7 +28,7 @@ from kiosk.errors import KioskError
 from kiosk.vision.backends import BACKENDS, INT8, open_runner
 from kiosk.vision.detections import Detections
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
-from kiosk.vision.geometry import square_crop
+from kiosk.vision.geometry import centre_inside_any, square_crop
 from kiosk.vision.merge import Corner, merge_corners
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
 from kiosk.vision.still import AS_FOUND, StillIndices
@@ -201,7 +201,7 @@ class CardReader:
 
     def read_gaps(self, image: np.ndarray, corners: list[Corner], rois=None, recheck: bool = False) -> list[Corner]:
         """Corners read in the gaps of fanned rows (only where the classifier sees a card of the row's orientation)."""
-        places = [(box, k) for box, k in gap_boxes(corners) if rois is None or _inside_any(box, rois)]
+        places = [(box, k) for box, k in gap_boxes(corners) if rois is None or centre_inside_any(box, rois)]
         if not places:
             return []
         probs = self.classify(image, [box for box, _ in places], recheck)
@@ -258,7 +258,7 @@ class CardReader:
         def find():
             found = self.find_indices(image, region)
             if clean_rois is not None:
-                found = [(b, s) for b, s in found if _inside_any(b, clean_rois)]
+                found = [(b, s) for b, s in found if centre_inside_any(b, clean_rois)]
             return found
 
         if still is None:
@@ -309,11 +309,6 @@ def _as_bgr(image, source: str) -> np.ndarray:
 def _clip_roi(r, w, h):
     x1, y1, x2, y2 = (int(round(v)) for v in r)
     return (max(0, x1), max(0, y1), min(w, x2), min(h, y2))
-
-
-def _inside_any(box, rois) -> bool:
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return any(r[0] <= cx <= r[2] and r[1] <= cy <= r[3] for r in rois)
 
 
 def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from kiosk.vision.detections import Box, CardDetection
-from kiosk.vision.geometry import box_center, index_size
+from kiosk.vision.geometry import box_center, centre_inside_any, index_size
 
 TURN_DEGREES = 45.0
 # The turned picture is read only if its indices stay at least this large in the detector's
@@ -113,12 +113,8 @@ def _same_card(a: CardDetection, b: CardDetection) -> bool:
             (ax, ay), (bx, by) = box_center(p), box_center(q)
             if math.hypot(ax - bx, ay - by) < 0.5 * max(index_size(p), index_size(q)):
                 return True
-    return a.card == b.card and (any(_inside(box_center(p), b.box) for p in a.corners or (a.box,))
-                                 or any(_inside(box_center(q), a.box) for q in b.corners or (b.box,)))
-
-
-def _inside(point, box) -> bool:
-    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+    return a.card == b.card and (any(centre_inside_any(p, [b.box]) for p in a.corners or (a.box,))
+                                 or any(centre_inside_any(q, [a.box]) for q in b.corners or (b.box,)))
 
 
 def _turned_size(width: int, height: int, degrees: float) -> tuple[int, int]:
