@@ -779,8 +779,7 @@ class Stabilizer:
         holding a card that a position of a seat of 13, left with none, read first (seeds 2413,
         2703). Returns the positions and, for the last two kinds, (card, the position kept, the one
         left out): still a duplicate for the floor to look at."""
-        counts = Counter(sl.seat for sl in present)
-        crowded = {n for n, k in counts.items() if n is not None and k > 13}
+        crowded = _crowded_seats(present)
         if not crowded or dead or len(self.geometry.seats) != 4:
             return set(), []
         extra = {sl.id for sl in present if sl.seat in crowded and choice[sl.id] is None and sl.id not in corrected}
@@ -838,9 +837,9 @@ class Stabilizer:
         # frame from the seat of 13 whose position read it at 0.01 beside two cards held elsewhere),
         # unless the position reads a card strongly read elsewhere too: a card misread, whose faint
         # readings may name it (seed 2886: a 6d read as Td).
-        counts = Counter(sl.seat for sl in present)
+        crowded = _crowded_seats(present)
         weights = {sl.id: {c: w for c, w in self._weights(sl).items()
-                           if w >= FAINT or sl.seat is None or counts[sl.seat] <= 13 or sl.id in duplicate_of}
+                           if w >= FAINT or sl.seat not in crowded or sl.id in duplicate_of}
                    for sl in live}
         assigned = assign_cards(weights, [c for c in deck(52) if c not in taken])
         changed: dict[int, tuple[Card | None, str]] = {}
@@ -1095,3 +1094,9 @@ def _doubt(c: CardRead) -> str:
     if c.note and "duplicate" not in c.note:
         detail += f"; {c.note}"
     return f"{where} {reading} ({detail})"
+
+
+def _crowded_seats(present: list[Slot]) -> set[int]:
+    """Seats holding more than 13 positions: one of them at least is no card."""
+    counts = Counter(sl.seat for sl in present)
+    return {n for n, k in counts.items() if n is not None and k > 13}
