@@ -596,7 +596,7 @@ def test_a_card_moved_no_longer_claims_the_index_boxes_where_it_lay():
     moved (two sure readings in a row elsewhere), a card laid where it was is a card of its own."""
     from kiosk.cards import parse_card
     from kiosk.table.snapshot import TRUST_CARD, TRUST_LONE_INDEX, PlacedCard
-    from kiosk.table.stabilizer import Slot
+    from kiosk.table.slot import Slot
 
     def reading(x: float, corners, box=None) -> PlacedCard:
         return PlacedCard(parse_card("Kd"), 0.9, box or (x, 100.0, x + 60, 190.0), 1, None, None, 100.0, x, (x, 100.0),
@@ -668,7 +668,7 @@ def test_a_slots_running_tally_matches_its_window_counted_afresh():
 
     from kiosk.cards import parse_card
     from kiosk.table.snapshot import TRUST_CARD, PlacedCard
-    from kiosk.table.stabilizer import ALTERNATIVE_WEIGHT, Slot
+    from kiosk.table.slot import ALTERNATIVE_WEIGHT, Slot
 
     cards = [parse_card(c) for c in ("9h", "9d", "6h", "8h")]
     rng = random.Random(7)

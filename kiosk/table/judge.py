@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from kiosk.table.stabilizer import StableHand
+from kiosk.table.stable_hand import StableHand
 from kiosk.table.verdict import CardEvidence, NeedsCheck, Verdict
 
 

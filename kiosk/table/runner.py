@@ -27,7 +27,8 @@ from kiosk.table.lifecycle import Lifecycle
 from kiosk.table.occupancy import FeltModel
 from kiosk.table.snapshot import TableSnapshot, build_snapshot
 from kiosk.table.sources import Frame
-from kiosk.table.stabilizer import StableHand, Stabilizer
+from kiosk.table.stabilizer import Stabilizer
+from kiosk.table.stable_hand import StableHand
 from kiosk.table.verdict import Verdict
 from kiosk.vision.still import StillIndices
 

@@ -1,11 +1,8 @@
 """Many frames of the same static cards -> one trustworthy read of the hand.
 
-Each physical card position on the felt is a *slot*. Every frame's readings are matched
-to the slots (same card nearby first, then the nearest position); a slot keeps its last
-`window_frames` observations. Reading a slot integrates them: each frame gives its top
-reading its confidence and the reader's runner-up (`alternatives`) its confidence, so a
-slot's confidence for a card is the mean over the frames that saw the slot (a frame that
-read something else counts as 0 for it).
+Each physical card position on the felt is a *slot* (`slot.py`). Every frame's readings are
+matched to the slots (same card nearby first, then the nearest position); a slot integrates its
+last `window_frames` observations into a confidence per card.
 
 Then the deck is enforced across the table: a card claimed by two slots goes to the one
 with the stronger evidence, and the other falls back to its next reading (which then must
@@ -14,298 +11,33 @@ earn its own confidence); where claims conflict, every slot is settled at once, 
 integrity problem and the hand is not scored (the deck's choice is shown, marked). When every
 card of the deck is on the table, a single unreadable slot is the one card missing.
 
-Per seat: confident (13 cards in rows of 3/5/5, every card confident), or `needs dealer
-check` naming the doubtful card and its position, or an integrity problem (RULES §7).
-Only a confident seat is ever scored, so only a confident seat can be fouled.
+Then each position gets its row (`slot_rows.py`) and each seat its read (`seat_read.py`):
+confident (13 cards in rows of 3/5/5, every card confident), or `needs dealer check` naming the
+doubtful card and its position, or an integrity problem (RULES §7). Only a confident seat is ever
+scored, so only a confident seat can be fouled. The result is a `StableHand` (`stable_hand.py`).
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter, deque
-from dataclasses import dataclass
 
 import numpy as np
 
 from kiosk.cards import Card, deck
 from kiosk.table.config import Stabilizer as StabilizerSettings
-from kiosk.table.deck_assignment import assign_cards
-from kiosk.table.hidden import GAP, HiddenCard, place_hidden, unseen, where
-from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry, refit_rows
+from kiosk.table.deck_settlement import FAINT, no_cards, settle_deck, sole_reads
+from kiosk.table.hidden import HiddenCard, place_hidden, unseen
+from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
+from kiosk.table.seat_read import read_seat
+from kiosk.table.slot import Slot
+from kiosk.table.slot_rows import slot_rows
 from kiosk.table.snapshot import (
-    GHOST_CONFIDENCE, TRUST_CARD, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, assign_rows, distinct_indices, on_index,
-    shows_its_indices,
+    GHOST_CONFIDENCE, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, distinct_indices, on_index, shows_its_indices,
 )
+from kiosk.table.stable_hand import CardRead, StableHand
 from kiosk.table.verdict import NeedsCheck
-from kiosk.vision.geometry import box_center
 
-ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a top reading
-LAST_CARD = "the deck's one card read nowhere"  # why a position shows the one card the deck has left
 CARD_REACH = 14.0  # a card's diagonal in index widths: 12-14 for the decks measured
-FAINT = 0.05  # a card this weakly among a position's readings is no choice of it
-SURER = 0.05  # of two positions reading one card, the surer reads it this much more surely a frame
-SOLE_SURE = 0.9  # a position read too seldom to count still holds the card the table lacks, read this surely
-
-
-@dataclass(slots=True)
-class Observation:
-    frame_index: int
-    timestamp: float
-    card: Card
-    confidence: float
-    alternatives: tuple[tuple[Card, float], ...]
-    box: tuple[float, float, float, float]
-    tick: int  # the stabiliser's frame count when it was made (frames may be dropped: indices jump)
-
-
-class Slot:
-    """One physical card position, followed across frames."""
-
-    __slots__ = ("id", "seat", "table_xy", "image_xy", "size", "depth", "lateral", "trust", "places", "pending",
-                 "indices", "obs", "first_frame", "seen", "last_seen", "first_seen", "was_present", "_votes", "_tally")
-
-    def __init__(self, sid: int, placed: PlacedCard, frame_number: int, timestamp: float, window: int):
-        self.id = sid
-        self.seat = placed.seat
-        self.table_xy = np.array(placed.table_xy, np.float64)
-        self.image_xy = np.array(_center(placed.box), np.float64)
-        self.size = placed.size
-        self.depth = placed.depth
-        self.lateral = placed.lateral
-        self.trust = placed.trust
-        self.places: deque[PlacedCard] = deque(maxlen=window)  # where the readings put the card
-        self.pending: PlacedCard | None = None  # the last reading far from the slot
-        self.indices: tuple = ()  # the card's index boxes, as a whole card's reading paired them
-        self.obs: deque[Observation] = deque(maxlen=window)
-        self._votes = _Votes()
-        self.first_frame = frame_number
-        self.first_seen = timestamp
-        self.seen = 0
-        self.last_seen = timestamp
-        self.was_present = False
-        self._tally: list | None = None
-
-    def add(self, placed: PlacedCard, frame_index: int, timestamp: float, tick: int, locates: bool = True) -> None:
-        """One more reading of the card; `locates` False: a vote only, its anchor says nothing of
-        where the card lies."""
-        if locates and self._place(placed) and shows_its_indices(placed.corners, placed.trust, placed.confidence):
-            self.indices = placed.corners
-        if not self.seen or timestamp != self.last_seen:
-            self.seen += 1
-        if len(self.obs) == self.obs.maxlen:
-            self._votes.add(self.obs[0], -1)  # about to leave the window
-        o = Observation(frame_index, timestamp, placed.card, placed.confidence, placed.alternatives, placed.box, tick)
-        self.obs.append(o)
-        self._votes.add(o)
-        self.last_seen = timestamp
-        self._tally = None
-
-    def absorb(self, other: "Slot") -> None:
-        """Another slot was one of this card's indices read alone: its readings vote here."""
-        merged = sorted(list(self.obs) + list(other.obs), key=lambda o: o.frame_index)
-        self.obs = deque(merged, maxlen=self.obs.maxlen)
-        self._votes = _Votes(self.obs)
-        self.seen = max(self.seen, other.seen)
-        self.first_frame = min(self.first_frame, other.first_frame)
-        self.first_seen = min(self.first_seen, other.first_seen)
-        self.was_present = self.was_present or other.was_present
-        self._tally = None
-
-    def owns(self, box) -> bool:
-        """Is this box one of the card's indices (as a whole card's reading paired them)?"""
-        return on_index(box, self.indices)
-
-    def _place(self, placed: PlacedCard) -> bool:
-        """Where the card lies: where most of its readings put it, weighed by how far each
-        anchor is trusted (`anchor_trust`). False: the reading lies elsewhere than the card.
-
-        Readings of a still card may disagree: in some of the detector's searches a card is
-        found by its lower index alone, or its index is paired with a neighbour's, and those
-        readings come and go. A card moved is seen at its new place frame after frame: two
-        sure readings in a row far from the slot move it there at once (a weak one far off says
-        nothing of where the card lies).
-        """
-        far = 3 * max(self.size, placed.size)
-        if self.places and np.hypot(*(self.table_xy - np.array(placed.table_xy))) > far:
-            if placed.confidence < GHOST_CONFIDENCE:
-                return False
-            if self.pending is not None and np.hypot(
-                *(np.array(self.pending.table_xy) - np.array(placed.table_xy))
-            ) <= far:
-                self.places.clear()  # the card moved: where it was no longer counts,
-                self.indices = ()  # nor where its indices were
-                self.places.append(self.pending)
-            self.pending = placed
-        else:
-            self.pending = None
-        self.places.append(placed)
-        xy = np.array([p.table_xy for p in self.places], np.float64)
-        trust = np.array([p.trust for p in self.places], np.float64)
-        sizes = np.array([p.size for p in self.places], np.float64)
-        near = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) <= 1.5 * np.maximum(
-            sizes[:, None], sizes[None, :])
-        support = near @ trust
-        best = len(support) - 1 - int(np.argmax(support[::-1]))  # the latest of the best supported
-        members = [p for p, m in zip(self.places, near[best]) if m]
-        weights = np.array([p.trust for p in members], np.float64)
-        weights /= weights.sum()
-        self.table_xy = weights @ np.array([p.table_xy for p in members], np.float64)
-        self.image_xy = weights @ np.array([_center(p.box) for p in members], np.float64)
-        self.size = float(weights @ np.array([p.size for p in members]))
-        self.depth = float(weights @ np.array([p.depth for p in members]))
-        self.lateral = float(weights @ np.array([p.lateral for p in members]))
-        self.trust = max(p.trust for p in members)
-        if self.places[best].seat is not None:
-            self.seat = self.places[best].seat
-        return bool(np.hypot(*(self.table_xy - np.array(placed.table_xy))) <= far)
-
-    def tally(self) -> list[tuple[Card, float, int, float]]:
-        """(card, mass, top votes, top mass) best first.
-
-        mass / len(obs) is the card's mean confidence over the frames that saw the slot
-        (runner-up readings included); top mass / top votes the mean confidence of the
-        frames whose first reading it was.
-        """
-        if self._tally is None:
-            self._tally = self._votes.ranked()
-        return self._tally
-
-    def best(self) -> Card | None:
-        t = self.tally()
-        return t[0][0] if t else None
-
-    def evidence(self, card: Card) -> Observation | None:
-        """The most confident frame that read this card here."""
-        best = None
-        for o in self.obs:
-            if o.card == card and (best is None or o.confidence > best.confidence):
-                best = o
-        return best
-
-
-@dataclass(frozen=True, slots=True)
-class CardRead:
-    """One card position of the stable hand."""
-
-    slot: int
-    seat: int | None
-    row: str | None
-    position: int | None
-    card: Card | None  # None: no reading survived (see note)
-    confidence: float
-    votes: int  # frames whose top reading is `card`
-    seen: int  # frames that saw this position (in the window)
-    frame_index: int
-    box: tuple[float, float, float, float]
-    confident: bool
-    candidates: tuple[tuple[Card, float], ...] = ()  # (card, mean confidence), best first
-    note: str = ""  # "duplicate of seat 2 back 1", "by elimination", "corrected by floor"
-
-    def where(self) -> str:
-        if self.seat is None:
-            return "off the seats"
-        return f"seat {self.seat} {self.row} {self.position + 1}"
-
-
-@dataclass(frozen=True, slots=True)
-class SeatRead:
-    seat: int
-    dead: bool
-    declared: bool  # a natural is declared (by the dealer, or seen as a pile)
-    declared_by: str  # "dealer" | "pile" | ""
-    pile: bool  # still a pile (natural not spread yet)
-    open: bool  # enough cards read to count as opened
-    front: tuple[CardRead, ...] = ()
-    middle: tuple[CardRead, ...] = ()
-    back: tuple[CardRead, ...] = ()
-    confidence: float = 0.0  # the weakest card's confidence
-    needs_check: tuple[NeedsCheck, ...] = ()
-    integrity: tuple[str, ...] = ()
-
-    @property
-    def cards(self) -> tuple[CardRead, ...]:
-        return self.back + self.middle + self.front
-
-    def row(self, name: str) -> tuple[CardRead, ...]:
-        return getattr(self, name)
-
-    @property
-    def confident(self) -> bool:
-        return not self.needs_check and not self.integrity
-
-
-@dataclass(frozen=True, slots=True)
-class StableHand:
-    seats: tuple[SeatRead, ...]
-    stray: tuple[CardRead, ...]
-    integrity: tuple[str, ...]
-    needs_check: tuple[NeedsCheck, ...]
-    frames: int  # frames in this hand so far
-    layout_since: float  # timestamp since which the layout has not changed
-    key_frame: int  # the latest frame that contributed
-
-    def seat(self, number: int) -> SeatRead:
-        return next(s for s in self.seats if s.seat == number)
-
-    @property
-    def active(self) -> tuple[SeatRead, ...]:
-        return tuple(s for s in self.seats if not s.dead)
-
-    @property
-    def all_open(self) -> bool:
-        active = self.active
-        return bool(active) and all(s.open for s in active)
-
-    @property
-    def any_cards(self) -> bool:
-        return bool(self.stray) or any(s.cards or s.pile for s in self.seats)
-
-
-class _Votes:
-    """A slot's running tally of the observations in its window: per card the confidence given to
-    it (mass, runner-up readings included), and the votes and mass of the frames that read it first.
-    Kept as observations come and go, so a frame costs the slot one observation, not its window."""
-
-    __slots__ = ("mass", "top", "votes", "refs")
-
-    def __init__(self, observations=()):
-        self.mass: dict[Card, float] = {}
-        self.top: dict[Card, float] = {}
-        self.votes: Counter[Card] = Counter()
-        self.refs: Counter[Card] = Counter()  # observations giving the card any weight
-        for o in observations:
-            self.add(o)
-
-    def add(self, o: Observation, sign: int = 1) -> None:
-        """Count an observation in (sign 1) or out (sign -1)."""
-        self._put(o.card, o.confidence, sign, first=True)
-        for alt, conf in o.alternatives:
-            if alt != o.card:
-                self._put(alt, ALTERNATIVE_WEIGHT * conf, sign, first=False)
-
-    def _put(self, card: Card, weight: float, sign: int, first: bool) -> None:
-        self.refs[card] += sign
-        if not self.refs[card]:  # no observation left for it: drop it whole, not a rounding residue
-            for table in (self.mass, self.top, self.votes, self.refs):
-                table.pop(card, None)
-            return
-        self.mass[card] = self.mass.get(card, 0.0) + sign * weight
-        if first:
-            self.votes[card] += sign
-            if self.votes[card]:
-                self.top[card] = self.top.get(card, 0.0) + sign * weight
-            else:
-                self.votes.pop(card)
-                self.top.pop(card, None)
-
-    def ranked(self) -> list[tuple[Card, float, int, float]]:
-        """(card, mass, top votes, top mass), best first (masses equal to within 1e-9 count as a tie)."""
-        return sorted(((c, m, self.votes[c], self.top.get(c, 0.0)) for c, m in self.mass.items()),
-                      key=lambda t: (-round(t[1], 9), -t[2], str(t[0])))
-
-
-def _center(box) -> tuple[float, float]:
-    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 
 
 class Stabilizer:
@@ -489,19 +221,9 @@ class Stabilizer:
                 out.append(sl)
         return out
 
-    def _sole_reads(self, present: list[Slot], dead) -> list[Slot]:
-        """Positions read too seldom to count, each the one reading anywhere of a card that no
-        counted position shows, read surely every time (seed 2980: a Qc read once in six frames at
-        0.99; the seat's rows had taken a card's far index, read as a second Kc, in its place). Only
-        at a table of four live seats, where the whole deck is down: that card lies somewhere."""
-        if dead or len(self.geometry.seats) != 4:
-            return []
-        counted = {sl.id for sl in present}
-        shown = {sl.best() for sl in present}
-        others = [sl for sl in self.slots.values() if sl.id not in counted and sl.seat is not None and sl.tally()]
-        once = Counter(sl.best() for sl in others)
-        return [sl for sl in others if sl.best() not in shown and once[sl.best()] == 1
-                and sl.tally()[0][3] / max(1, sl.tally()[0][2]) >= SOLE_SURE]
+    def _whole_deck_down(self, dead) -> bool:
+        """Four live seats: the whole deck lies on the table."""
+        return not dead and len(self.geometry.seats) == 4
 
     def _min_votes(self, final: bool) -> int:
         if final:
@@ -549,9 +271,9 @@ class Stabilizer:
         s = self.settings
         need = self._min_votes(final)
         present = self._present(final)
-        present += self._sole_reads(present, dead)
+        present += sole_reads(self.slots, present, self._whole_deck_down(dead))
         tallies = {sl.id: sl.tally() for sl in present}
-        rows, refitted = self._rows(present, tallies)  # refitted: positions moved a row (slot id -> row)
+        rows, refitted = slot_rows(self.geometry, present, tallies)  # refitted: positions moved a row (slot id -> row)
         # Corrections by the floor (seat, row, index) -> card text: they override the reading.
         corrected: dict[int, Card] = {}
         for sl in present:
@@ -656,15 +378,16 @@ class Stabilizer:
                 del owner[choice[sl_id]]
         if ghosts:
             present = [sl for sl in present if sl.id not in ghosts]
-            rows, refitted = self._rows(present, tallies)
+            rows, refitted = slot_rows(self.geometry, present, tallies)
 
         # Where readings conflict, the deck settles every position at once (`deck_assignment`):
         # the cards each position shows are the ones its readings favour most with each card once.
         # A position shown as other than its own first choice is marked and never confident; a
         # card read strongly twice stays an integrity problem (a foreign card would look the same),
         # so nothing is scored until the floor looks.
-        reassigned = self._settle_deck(present, tallies, choice, corrected, duplicates, notes)
-        extra, copies = self._no_cards(present, choice, corrected, duplicates, dead)
+        reassigned = settle_deck(present, tallies, choice, corrected, duplicates, notes, self.frames)
+        extra, copies = no_cards(self.slots, present, choice, corrected, duplicates, tuple(self.geometry.seats),
+                                 self.frames, self._whole_deck_down(dead))
         left_out = []  # (card, the slot kept, where the copy left out was read)
         given_back = set()  # positions given the card a crowded seat's copy held
         for card, kept, dropped in copies:
@@ -680,7 +403,7 @@ class Stabilizer:
                 duplicates.remove(next(d for d in duplicates if d[0] == card and dropped in d[1:]))
         if extra:
             present = [sl for sl in present if sl.id not in extra]
-            rows, refitted = self._rows(present, tallies)
+            rows, refitted = slot_rows(self.geometry, present, tallies)
         by_seat = {}
         for sl in present:
             by_seat.setdefault(sl.seat, []).append(sl)
@@ -738,7 +461,7 @@ class Stabilizer:
             if "{slot" in r.note:
                 other = int(r.note.split("{slot")[1].split("}")[0])
                 where = reads[other].where() if other in reads else "another position"
-                reads[sid] = _replace_note(r, r.note.replace(f"{{slot{other}}}", where))
+                reads[sid] = r.with_note(r.note.replace(f"{{slot{other}}}", where))
 
         integrity: list[str] = []
         for card, a, b in duplicates:
@@ -756,123 +479,20 @@ class Stabilizer:
         missing, hidden = self._hidden(reads, dead, declared, undeclared, unsettled)
         seats = []
         all_checks: list[NeedsCheck] = []
+        laterals = {sid: sl.lateral for sid, sl in self.slots.items()}
         for number in sorted(self.geometry.seats):
             group = [reads[sl.id] for sl in by_seat.get(number, [])]
             mine = tuple(h for h in hidden if h.seat == number)
-            seat = self._seat_read(number, group, number in dead, declared, undeclared, integrity, mine, missing,
-                                   corrections)
+            seat = read_seat(number, group, dead=number in dead,
+                             declared_by=self._declared_by(number, declared, undeclared),
+                             open_min_cards=s.open_min_cards, key_frame=self.key_frame, laterals=laterals,
+                             integrity=integrity, hidden=mine, missing=missing, corrections=corrections)
             seats.append(seat)
             all_checks.extend(seat.needs_check)
         stray = tuple(reads[sl.id] for sl in by_seat.get(None, []))
         return StableHand(
             tuple(seats), stray, tuple(integrity), tuple(all_checks), self.frames, self.layout_since, self.key_frame
         )
-
-    def _no_cards(self, present: list[Slot], choice: dict, corrected: dict, duplicates: list, dead
-                  ) -> tuple[set[int], list[tuple[Card, int, int]]]:
-        """A seat's positions beyond 13 that are no cards of this deck (a court card's picture, a pip
-        read as an index), which would throw the seat's rows: those the deck left without a card, and
-        those whose card a surer reading holds at a seat of 13 (seed 1819: a pip read as 9d, every
-        frame, beside a row; the 9d lay at another seat) or reads more surely there, or, anchored
-        alike, reads more surely at this seat or another (seeds 2328, 2336). Only when the rest is
-        the whole deck, each card once, 13 in each of four seats. Also a crowded seat's position
-        holding a card that a position of a seat of 13, left with none, read first (seeds 2413,
-        2703). Returns the positions and, for the last two kinds, (card, the position kept, the one
-        left out): still a duplicate for the floor to look at."""
-        crowded = _crowded_seats(present)
-        if not crowded or dead or len(self.geometry.seats) != 4:
-            return set(), []
-        extra = {sl.id for sl in present if sl.seat in crowded and choice[sl.id] is None and sl.id not in corrected}
-
-        copies = []
-        twice = [(card, a, b) for card, a, b in duplicates if choice[a] == card == choice[b]]  # not settled
-        for card, a, b in twice:
-            for kept, dropped in ((a, b), (b, a)):
-                k, d = self.slots[kept], self.slots[dropped]
-                if d.seat not in crowded or dropped in corrected:
-                    continue
-                # the copy anchored or read less surely than at a seat of 13 (seeds 1819, 2455); or,
-                # anchored alike, the one read less surely (seeds 2328, 2336: a card's far index,
-                # partly covered, read as a card lying elsewhere)
-                less_sure = self._weights(d).get(card, 0.0) < self._weights(k).get(card, 0.0) - SURER
-                if k.seat not in crowded and (d.trust < k.trust or less_sure) or d.trust == k.trust and less_sure:
-                    copies.append((card, kept, dropped))
-        if len(copies) != len(twice):
-            return set(), []
-        extra |= {d for _, _, d in copies}
-        # A card a crowded seat's position holds that a position of a seat of 13, left with no card,
-        # read first: the crowded seat's copy goes (seeds 2413, 2703: a card's lower index, between
-        # two rows, read as the card of another seat). Returned as (card, kept, left out) too.
-        holder = {choice[sl.id]: sl for sl in present if choice[sl.id] is not None}
-        unread = Counter(sl.best() for sl in present if choice[sl.id] is None)
-        for k in present:
-            d = holder.get(k.best())
-            if (choice[k.id] is None and k.seat is not None and k.seat not in crowded and k.id not in corrected
-                    and unread[k.best()] == 1 and d is not None and d.seat in crowded and d.id not in corrected
-                    and d.id not in extra):
-                copies.append((k.best(), k.id, d.id))
-                extra.add(d.id)
-        rest = [sl for sl in present if sl.id not in extra]
-        shown = {choice[sl.id] for sl in rest} | {card for card, kept, _ in copies if choice[kept] is None}
-        per_seat = Counter(sl.seat for sl in rest)
-        whole = len(rest) == 52 and len(shown - {None}) == 52 and all(per_seat[n] == 13 for n in self.geometry.seats)
-        return (extra, copies) if extra and whole else (set(), [])
-
-    def _settle_deck(self, present: list[Slot], tallies: dict, choice: dict, corrected: dict, duplicates: list,
-                     notes: dict) -> dict[int, tuple[Card | None, str]]:
-        """Give each position the card of the best whole-deck assignment where that differs from
-        the one-at-a-time choice; returns slot id -> (card shown, why) for the positions changed."""
-        live = [sl for sl in present if sl.id not in corrected]
-        conflict = duplicates or any(choice[sl.id] != (tallies[sl.id][0][0] if tallies[sl.id] else None) for sl in live)
-        if not conflict:
-            return {}
-        duplicate_of = {}
-        for card, a, b in duplicates:
-            duplicate_of[a], duplicate_of[b] = (card, b), (card, a)
-        taken = set(corrected.values())
-        shown = {choice[sl.id] for sl in present}
-        unread = [c for c in deck(52) if c not in taken and c not in shown]
-        # A seat of more than 13 holds a position that is no card: there a card read only faintly
-        # is no claim (seed 3021: a card's far index, read 5s or 6s, took the 8s it read at 0.04 a
-        # frame from the seat of 13 whose position read it at 0.01 beside two cards held elsewhere),
-        # unless the position reads a card strongly read elsewhere too: a card misread, whose faint
-        # readings may name it (seed 2886: a 6d read as Td).
-        crowded = _crowded_seats(present)
-        weights = {sl.id: {c: w for c, w in self._weights(sl).items()
-                           if w >= FAINT or sl.seat not in crowded or sl.id in duplicate_of}
-                   for sl in live}
-        assigned = assign_cards(weights, [c for c in deck(52) if c not in taken])
-        changed: dict[int, tuple[Card | None, str]] = {}
-        for sl in live:
-            new = assigned[sl.id]
-            if new != choice[sl.id] and not (new is None and sl.id in duplicate_of):
-                # (a card read strongly twice with no other reading stays shown where it was read)
-                last_one = len(present) == 52 and unread == [new]
-                changed[sl.id] = (new, LAST_CARD if last_one else "its other reading")
-                choice[sl.id] = new
-        holder = {choice[sl.id]: sl.id for sl in present if choice[sl.id] is not None}
-        for sl in live:
-            if sl.id in duplicate_of and sl.id not in changed:
-                continue  # "duplicate card ..."
-            top = tallies[sl.id][0][0] if tallies[sl.id] else None
-            if sl.id in duplicate_of:
-                card, other = duplicate_of[sl.id]
-                new, why = changed[sl.id]
-                notes[sl.id] = f"read as {card}, which is also read at {{slot{other}}}: " + (
-                    f"by elimination {why}" if why == LAST_CARD else f"shown as {why}")
-            elif holder.get(top, sl.id) != sl.id:
-                notes[sl.id] = f"read as {top}, which is at {{slot{holder[top]}}}"
-            else:
-                notes.pop(sl.id, None)
-        return changed
-
-    def _weights(self, sl: Slot) -> dict[Card, float]:
-        """A position's weight for each card it read: the confidence given to that card, summed over
-        the readings it keeps, a frame (at most 1), over the frames that could have read it: those
-        since its oldest reading. A card lying there is read in most of them; a court card's picture
-        or a covered index read as a card now and then is not, and weighs less when it claims a card."""
-        frames = max(1, len(sl.obs), self.frames - sl.obs[0].tick + 1 if sl.obs else 1)
-        return {c: min(1.0, m / frames) for c, m, _, _ in sl.tally()}
 
     def _hidden(self, reads: dict[int, CardRead], dead, declared, undeclared, duplicates: bool
                 ) -> tuple[tuple[Card, ...], tuple[HiddenCard, ...]]:
@@ -896,207 +516,3 @@ class Stabilizer:
         if number in self.piles_seen and number not in undeclared:
             return "pile"
         return ""
-
-    def _rows(self, present: list[Slot], tallies: dict
-              ) -> tuple[dict[int, tuple[str | None, int | None]], dict[int, str]]:
-        """Row and position of every slot: the bands come from the surely read cards of each
-        seat; weakly read ones (maybe not cards at all) join the nearest band afterwards. A seat
-        of 13 whose bands are no 3/5/5 may have one card moved a row (`layout.refit_rows`).
-        Returns the rows, and slot id -> row of the cards so moved."""
-        rows: dict[int, tuple[str | None, int | None]] = {}
-        refitted: dict[int, str] = {}
-        by_seat: dict[int | None, list[Slot]] = {}
-        for sl in present:
-            by_seat.setdefault(sl.seat, []).append(sl)
-        offset: list = []  # worked out once, for the first seat that needs it
-        for seat, group in by_seat.items():
-            if seat is None:
-                for sl in group:
-                    rows[sl.id] = (None, None)
-                continue
-
-            def sure(sl: Slot) -> bool:
-                t = tallies[sl.id]
-                return bool(t) and t[0][3] / max(1, t[0][2]) >= GHOST_CONFIDENCE
-
-            solid = [g for g in group if sure(g)]
-            if len(solid) < 3:
-                solid = group
-            labels = dict(zip((g.id for g in solid), assign_rows(
-                self.geometry, seat, [g.depth for g in solid], [g.size for g in solid], [g.lateral for g in solid]
-            )))
-            centres = {}
-            for row in ROWS:
-                depths = [g.depth for g in solid if labels[g.id] == row]
-                if depths:
-                    centres[row] = sum(depths) / len(depths)
-            for g in group:
-                if g.id not in labels:
-                    labels[g.id] = min(centres, key=lambda r: abs(centres[r] - g.depth)) if centres else "back"
-            lateral = {g.id: g.lateral for g in group}
-            moved = None
-            counts = Counter(labels[g.id] for g in group)
-            if len(group) == 13 and counts != ROW_SIZES:
-                if not offset:
-                    offset.append(self._index_offset(present))
-                new, moved, point = refit_rows(
-                    [labels[g.id] for g in group], [g.depth for g in group], [g.lateral for g in group],
-                    [self._other_points(g, offset[0]) if counts[labels[g.id]] > ROW_SIZES[labels[g.id]] else []
-                     for g in group])  # only a card of a row too full may move
-            if moved is not None:
-                g = group[moved]
-                labels[g.id], lateral[g.id] = new[moved], point[1]
-                refitted[g.id] = new[moved]
-            for row in ROWS:
-                members = sorted((g for g in group if labels[g.id] == row), key=lambda g: lateral[g.id])
-                for pos, g in enumerate(members):
-                    rows[g.id] = (row, pos)
-        return rows, refitted
-
-    def _other_points(self, sl: Slot, up: tuple[float, float] | None) -> list[tuple[float, float]]:
-        """Where a card not read whole may lie, as (depth, lateral): at another index it was read
-        from (a pair of two cards' indices is anchored at the deeper one), or at the upper index
-        of one it was read from (one index alone may be its lower one). `up`: the step from a
-        card's lower index to its upper one; a pair that steps otherwise (by more than 0.3 of it)
-        is two cards' indices too (seed 2188: 9d's index paired with one of the row in front)."""
-        if sl.seat is None:
-            return []
-        if sl.trust == TRUST_CARD:
-            pair = next((p.corners for p in reversed(sl.places) if len(distinct_indices(p.corners)) == 2), ())
-            if up is None or not pair:
-                return []
-            (d1, l1), (d2, l2) = sorted(self._seat_points(sl.seat, distinct_indices(pair)), reverse=True)
-            if math.dist((d1 - d2, l1 - l2), up) <= 0.3 * math.hypot(*up):
-                return []  # a card's own pair
-        points: list[tuple[float, float]] = []
-        for p in self._seat_points(sl.seat, [b for place in sl.places for b in place.corners]):
-            if all(math.dist(p, q) > 0.5 * sl.size for q in points + [(sl.depth, sl.lateral)]):
-                points.append(p)
-        out = list(points)
-        if up is not None and sl.trust != TRUST_CARD:
-            out += [(d + up[0], lat + up[1]) for d, lat in points + [(sl.depth, sl.lateral)]]
-        return out
-
-    def _seat_points(self, seat: int, boxes) -> list[tuple[float, float]]:
-        """(depth, lateral) of these boxes' centres as the seat sees them."""
-        return [self.geometry.depth_lateral(seat, t) for t in self.geometry.to_table([box_center(b) for b in boxes])]
-
-    def _index_offset(self, present: list[Slot]) -> tuple[float, float] | None:
-        """(depth, lateral) from a card's lower index to its upper one as its seat sees it, as
-        the cards read whole put them (None with fewer than three)."""
-        offsets = []
-        for g in present:
-            indices = distinct_indices(g.indices)
-            if g.seat is None or len(indices) != 2:
-                continue
-            (d1, l1), (d2, l2) = sorted(self._seat_points(g.seat, indices), reverse=True)
-            offsets.append((d1 - d2, l1 - l2))
-        if len(offsets) < 3:
-            return None
-        return tuple(float(v) for v in np.median(offsets, axis=0))
-
-    def _seat_read(self, number, group, dead, declared, undeclared, integrity, hidden=(), missing=(),
-                   corrections=None) -> SeatRead:
-        s = self.settings
-        by_row = {r: tuple(sorted((c for c in group if c.row == r), key=lambda c: c.position)) for r in ROWS}
-        declared_by = self._declared_by(number, declared, undeclared)
-        n = len(group)
-        pile = bool(declared_by) and n < s.open_min_cards and n > 0
-        is_open = n >= s.open_min_cards
-        confidence = min((c.confidence for c in group), default=0.0)
-        checks: list[NeedsCheck] = []
-        seat_integrity: list[str] = []
-        if dead:
-            return SeatRead(number, True, False, "", False, False, **by_row, confidence=confidence)
-        for c in sorted(group, key=lambda c: (ROWS.index(c.row) if c.row else 9, c.position or 0)):
-            if c.confident or c.note.startswith("duplicate"):
-                continue
-            checks.append(NeedsCheck(number, _doubt(c), str(c.card) if c.card else (str(c.candidates[0][0]) if c.candidates else None)))
-        for problem in integrity:
-            if f"seat {number} " in problem:
-                seat_integrity.append(problem)
-        # A card read nowhere that can only lie here joins its row (last: a row is a set) as `not
-        # seen`, and the dealer is asked to look; once the floor confirms it, it counts as read.
-        confirmed = 0
-        for k, h in enumerate(hidden):
-            row = by_row[h.row]
-            read = sum(1 for c in row if c.card is not None and c.slot >= 0)
-            index = sum(1 for c in row if c.card is not None)  # its place in the showdown's row
-            ok = (corrections or {}).get((number, h.row, index)) == h.card
-            confirmed += ok
-            if not ok:
-                others = [str(c) for c in missing if c != h.card]
-                checks.append(NeedsCheck(
-                    number,
-                    f"no card read {where(h, read)}: by elimination it is {h.card}, the deck's "
-                    + (f"cards read nowhere being {h.card} and {', '.join(others)}" if others
-                       else "one card read nowhere")
-                    + " (check it lies there)",
-                    str(h.card),
-                ))
-            by_row[h.row] = row + (CardRead(
-                -1 - k, number, h.row, index, h.card, 1.0 if ok else 0.0, 0, 0, self.key_frame, h.box, ok, (),
-                "confirmed by floor (not read)" if ok else "not seen: by elimination",
-            ),)
-        if is_open and n + confirmed != 13:
-            seat_integrity.append(f"wrong card count: seat {number} has {n + confirmed} cards")
-            integrity.append(seat_integrity[-1])
-            if n < 13 and not hidden:
-                left = f" (read nowhere: {', '.join(map(str, missing))})" if missing else ""
-                checks += [NeedsCheck(number, f"no card read between {gap}: a hidden card?{left}")
-                           for gap in self._gaps(by_row)]
-        if is_open and n + confirmed == 13 and not declared_by:
-            counts = {r: len(by_row[r]) for r in ROWS}
-            if any(counts[r] != ROW_SIZES[r] for r in ROWS):
-                checks.append(NeedsCheck(
-                    number,
-                    f"rows read as front {counts['front']}, middle {counts['middle']}, back {counts['back']}"
-                    " (3/5/5 expected)",
-                ))
-        return SeatRead(
-            number, False, bool(declared_by), declared_by, pile, is_open, **by_row,
-            confidence=confidence, needs_check=tuple(checks), integrity=tuple(seat_integrity),
-        )
-
-
-    def _gaps(self, by_row: dict[str, tuple[CardRead, ...]]) -> list[str]:
-        """Where a short row has room for a card between two it read ("back 2 and back 3").
-
-        A card whose indices are all covered is not read at all, so the row just looks
-        short; the spacing of the cards around it says where it lies (a dealer looks there).
-        """
-        laterals = {r: [self.slots[c.slot].lateral for c in cards if c.slot in self.slots] for r, cards in by_row.items()}
-        steps = [b - a for xs in laterals.values() for a, b in zip(xs, xs[1:])]
-        if len(steps) < 3:
-            return []
-        pitch = float(np.median(steps))
-        out = []
-        for row, xs in laterals.items():
-            if len(xs) < ROW_SIZES[row] and len(xs) == len(by_row[row]):
-                out += [f"{row} {i + 1} and {row} {i + 2}" for i, (a, b) in enumerate(zip(xs, xs[1:]))
-                        if b - a > GAP * pitch]
-        return out
-
-
-def _replace_note(r: CardRead, note: str) -> CardRead:
-    return CardRead(r.slot, r.seat, r.row, r.position, r.card, r.confidence, r.votes, r.seen, r.frame_index,
-                    r.box, r.confident, r.candidates, note)
-
-
-def _doubt(c: CardRead) -> str:
-    where = f"card at {c.row} {c.position + 1}" if c.row else "card"
-    others = [str(card) for card, conf in c.candidates if card != c.card and conf > 0.05][:1]
-    if c.card is None:
-        base = f"{where} unreadable"
-        return f"{base} ({c.note})" if c.note else base
-    reading = f"read as {c.card}" + (f" or {others[0]}" if others else "")
-    detail = f"confidence {c.confidence:.2f}, {c.votes} of {c.seen} frames"
-    if c.note and "duplicate" not in c.note:
-        detail += f"; {c.note}"
-    return f"{where} {reading} ({detail})"
-
-
-def _crowded_seats(present: list[Slot]) -> set[int]:
-    """Seats holding more than 13 positions: one of them at least is no card."""
-    counts = Counter(sl.seat for sl in present)
-    return {n for n, k in counts.items() if n is not None and k > 13}
