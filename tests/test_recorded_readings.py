@@ -28,6 +28,7 @@ RECORDED = json.loads(gzip.open(Path(__file__).parent / "fixtures" / "reader-rea
 
 WHY = {
     1317: "two cards' pairs read as one four-index card put a back card in the front row",
+    1309: "a part of the 8c's index, boxed inside it in three frames and read as 8s, took the 8s from another seat",
     1390: "a position read only as cards held elsewhere was dropped, where the deck unwinds a chain",
     1496: "a court card's picture read as a card in some frames took that card from where it lay",
     1692: "a middle card's index paired with a mark up and to its right put it in the front row",
@@ -53,6 +54,13 @@ WHY = {
 }
 
 
+NOT_EXACT = {3537}  # two cards never read, in two rows: no reading can be exact (the test below)
+
+
+def test_every_recorded_hand_is_tested():
+    assert {int(k.split()[0]) for k in RECORDED} == set(WHY) | NOT_EXACT
+
+
 def replay(frames: list):
     reader = _ReadsOf(None, frames, 0.0)
     blank = np.zeros((1080, 1920, 3), np.uint8)
@@ -62,7 +70,7 @@ def replay(frames: list):
     return verdicts[-1]
 
 
-@pytest.mark.parametrize("key", sorted(RECORDED), ids=lambda k: k.split()[0])
+@pytest.mark.parametrize("key", sorted(k for k in RECORDED if int(k.split()[0]) in WHY), ids=lambda k: k.split()[0])
 def test_a_recorded_hand_is_read_exactly(key):
     seed = int(key.split()[0])
     want = [{"seat": s, **{r: list(c) for r, c in rows.items()}} for s, rows in set_hands(shuffled_deck(seed)).items()]
@@ -96,14 +104,13 @@ def test_a_card_moved_a_row_to_fill_its_fan_is_never_confident(key, row):
     ("2336 aisleriot-gnomangelo-bitmap", "duplicate card: Jh at seat 1 back 1 and at seat 1 middle 6, a 14th position"),
     ("2455 kde-nicu-white", "duplicate card: Jc at seat 3 back 2 and at seat 2 back 6, a 14th position"),
     ("2413 kde-nicu-white", "duplicate card: Js at seat 3 front 1 and at seat 4 back 3, a 14th position"),
-    ("2703 kde-nicu-ornamental", "duplicate card: 4c at seat 4 middle 2 and at seat 2 back 4, a 14th position"),
 ])
 def test_the_copy_read_less_surely_is_left_out_but_never_scored_unchecked(key, line):
     """Seeds 2328, 2336: both copies anchored alike (one index each); the one the reader was less
     sure of (a far index, partly covered) is left out of its crowded seat. Seed 2455: anchored more
-    surely (a pair) but read less surely than at a seat of 13. Seeds 2413, 2703: the crowded seat's
-    copy had taken the card from the position of a seat of 13 that read it first. The duplicate
-    stays."""
+    surely (a pair) but read less surely than at a seat of 13. Seed 2413: the crowded seat's copy had
+    taken the card from the position of a seat of 13 that read it first (2703 did too until the half
+    of an index boxed inside it was no reading of its own: now read exactly). The duplicate stays."""
     v = replay(RECORDED[key])
     assert not v.confident
     assert any(p.startswith(line) for p in v.integrity), v.integrity
@@ -129,3 +136,16 @@ def test_a_faint_claim_at_a_crowded_seat_leaves_the_card_where_it_lies():
     assert not v.confident and v.integrity == ()
     assert any(n.reason.startswith("card at middle 1 read as 8s or 6s") for n in v.needs_check), \
         [n.reason for n in v.needs_check]
+
+
+def test_a_part_of_an_index_read_as_another_card_is_that_index():
+    """Seed 3537: in two frames of six the lower half of a Ks's index was boxed too, inside the
+    index, and read as Kc; that position took the Kc from the card it is, which the deck then
+    showed as the Qc read nowhere. A box inside another index box of the same frame is a part of
+    that index: the Kc stays where it lies, and the two cards never read (Ad, Qc, in two rows) are
+    left to the dealer."""
+    v = replay(RECORDED["3537 aisleriot-ornamental"])
+    seat = next(s for s in v.showdown["seats"] if s["seat"] == 1)
+    assert sorted(seat["back"]) == sorted(["Jd", "Kc", "4s", "Th", "Ks"]), seat
+    assert not v.confident and v.integrity == ("wrong card count: seat 1 has 11 cards",), v.integrity
+    assert any("read nowhere: Ad, Qc" in n.reason for n in v.needs_check), [n.reason for n in v.needs_check]

@@ -16,9 +16,10 @@ import numpy as np
 from kiosk.cards import Card
 from kiosk.table.layout import ROWS, TableGeometry, rows_by_bands, rows_by_depth
 from kiosk.vision.detections import Box, CardDetection, Detections
-from kiosk.vision.geometry import box_center, index_size, iou
+from kiosk.vision.geometry import box_center, index_size, inside_share, iou
 
 SAME_INDEX_IOU = 0.4  # two index boxes this alike are one index
+PART_OF_INDEX = 0.9  # an index box this much inside another of the same frame is a part of that index
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,8 +267,11 @@ def distinct_indices(corners) -> tuple[Box, ...]:
 
 
 def _same_index(a: CardDetection, b: CardDetection) -> bool:
-    """Do two readings share an index box?"""
-    return any(on_index(p, b.corners) for p in a.corners)
+    """Do two readings share an index box? Alike, or one boxing a part of the other (seed 3537: the
+    lower half of a Ks's index read as Kc, beside the whole index read as Ks: two indices of two
+    cards never lie one inside the other)."""
+    return any(on_index(p, b.corners) or max(inside_share(p, q), inside_share(q, p)) >= PART_OF_INDEX
+               for p in a.corners for q in b.corners)
 
 
 TRUST_CARD, TRUST_LONE_INDEX, TRUST_ODD_PAIR = 1.0, 0.6, 0.3

@@ -136,6 +136,18 @@ def clip_box(box, width: int, height: int) -> tuple[float, float, float, float]:
     )
 
 
+def inside_share(a, b) -> float:
+    """The share of box `a`'s area that lies inside box `b`.
+
+    >>> inside_share((2, 2, 4, 4), (0, 0, 10, 10)), inside_share((0, 0, 10, 10), (2, 2, 4, 4))
+    (1.0, 0.04)
+    """
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    area = (a[2] - a[0]) * (a[3] - a[1])
+    return ix * iy / area if area > 0 else 0.0
+
+
 def iou(a, b) -> float:
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
