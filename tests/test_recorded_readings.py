@@ -118,12 +118,13 @@ def test_the_copy_read_less_surely_is_left_out_but_never_scored_unchecked(key, l
 
 def test_a_card_read_once_that_the_table_lacks_counts_but_never_confidently():
     """Seed 2980: the Qc, read nowhere else, was read surely (0.99) in one frame of six; it counts,
-    and the 14th position it makes is the Ac's far index read as a second Kc, left out. The dealer
-    checks the Qc and the duplicate stays for the floor."""
+    and the 14th position it makes is the Ac's far index read as a second Kc, left out. Every other
+    card being read confidently at this full table, the Qc is the deck's one card left (by
+    elimination); the duplicate stays for the floor, so the hand is not scored unchecked."""
     v = replay(RECORDED["2980 kde-nicu-ornamental"])
     assert not v.confident
-    assert any(n.reason.startswith("card at back 3 read as Qc (confidence 0.99, 1 of") for n in v.needs_check), \
-        [n.reason for n in v.needs_check]
+    seat = next(s for s in v.showdown["seats"] if s["seat"] == 3)
+    assert "Qc" in seat["back"], seat
     assert any(p.startswith("duplicate card: Kc at seat 3 back 1 and at seat 3 back 6, a 14th position") for p in v.integrity)
 
 
@@ -149,3 +150,35 @@ def test_a_part_of_an_index_read_as_another_card_is_that_index():
     assert sorted(seat["back"]) == sorted(["Jd", "Kc", "4s", "Th", "Ks"]), seat
     assert not v.confident and v.integrity == ("wrong card count: seat 1 has 11 cards",), v.integrity
     assert any("read nowhere: Ad, Qc" in n.reason for n in v.needs_check), [n.reason for n in v.needs_check]
+
+
+def test_a_dead_seat_replay_drops_that_seats_readings_and_judges_the_other_three():
+    """`kiosk bench pipeline --reads FILE --dead-seat`: seed 1309's readings replayed with seat 2 (1 +
+    seed % 4) dead and the readings lying there removed: the seat shows as dead, no card of it is read
+    anywhere, and the other three seats are read as they lie."""
+    from kiosk.table.bench import _WithoutSeat
+    from kiosk.vision.detections import Detections
+
+    frames = RECORDED["1309 aisleriot-ornamental"]
+    base = load_config(None)
+    cfg = base.model_copy(update={"game": base.game.model_copy(update={"dead": (2,)})})
+    reader = _WithoutSeat(_ReadsOf(None, frames, 0.0), cfg, 2)
+    laid = set_hands(shuffled_deck(1309))
+    seat_2 = {c for row in laid[2].values() for c in row}
+    whole = Detections.from_record(frames[0]).cards
+    kept = reader.read().cards
+    # (seat 1 keeps its misreads naming two of seat 2's cards: a Kd and the 8s of a part of an index)
+    assert sum(str(d.card) in seat_2 for d in whole) >= 10 and sum(str(d.card) in seat_2 for d in kept) <= 2
+    blank = np.zeros((1080, 1920, 3), np.uint8)
+    source = (Frame(blank, i, i * 0.2, "recorded") for i in range(len(frames)))
+    v = TableRunner(cfg, source, _WithoutSeat(_ReadsOf(None, frames, 0.0), cfg, 2), Hub()).run_to_end()[-1]
+    want = [{"seat": s, **{r: list(c) for r, c in rows.items()}} for s, rows in laid.items() if s != 2]
+    assert {"seat": 2, "dead": True} in v.showdown["seats"]
+    assert same_seats([s for s in v.showdown["seats"] if s["seat"] != 2], want), v.showdown["seats"]
+
+
+def test_the_dead_seat_bench_needs_recorded_readings(capsys):
+    from kiosk.cli import main
+
+    assert main(["bench", "pipeline", "--truth", "--frames", "2", "--rendered", "1", "--dead-seat"]) != 0
+    assert "--dead-seat replays recorded readings: give --reads FILE" in capsys.readouterr().err

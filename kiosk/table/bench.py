@@ -51,6 +51,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--floor", type=float, default=0.0, metavar="CONF",
                         help="drop the rendered hands' readings below this confidence before the table stages (with "
                         "--reads recorded by a reader copy with a lower min_confidence: try thresholds without reading again)")
+    parser.add_argument("--dead-seat", action="store_true",
+                        help="with --reads holding the rendered hands: replay each with one seat dead (seat 1 + seed %% 4), "
+                        "that seat's readings removed, and judge the other three")
     parser.add_argument("--show-misses", action="store_true",
                         help="print, for each rendered hand not read exactly, what was read wrong and why it was unsure")
     parser.add_argument("--soak-minutes", type=float, default=0.0, metavar="MIN",
@@ -215,13 +218,16 @@ def run(args) -> int:
         reads = None
         if args.reads and not args.truth:
             reads = RecordedReads(Path(args.reads), timed.reader.model_version, args.frames_per_hand)
+        if args.dead_seat and reads is None:
+            raise KioskError("--dead-seat replays recorded readings: give --reads FILE holding the rendered hands")
         figures["rendered"] = rendered_accuracy(cfg, None if args.truth else timed.reader, args.rendered,
                                                 args.frames_per_hand, seed=args.seed, decks=_unseen_decks(args.models),
-                                                show_misses=args.show_misses, reads=reads, floor=args.floor)
+                                                show_misses=args.show_misses, reads=reads, floor=args.floor,
+                                                dead_seat=args.dead_seat)
         if reads is not None:
             reads.save()
         r = figures["rendered"]
-        print(f"  rendered hands (seeds {r['seeds']}; {r['decks']}; {r['noise']}): exact {r['exact']}/{r['hands']} "
+        print(f"  rendered hands (seeds {r['seeds']}; {r['decks']}; {r['noise']}{r['dead']}): exact {r['exact']}/{r['hands']} "
               f"({100 * r['exact_rate']:.1f}%; {r['exact_in_order']} in the laid order), confident and wrong: {r['confident_wrong']}, "
               f"not confident: {r['not_confident']}; left out {r['hidden_index_scenes']} of {r['rendered']} "
               "renders where some card shows no index at all")
@@ -272,6 +278,24 @@ class RecordedReads:
             self.path.write_text(json.dumps({**self.meta, "hands": self.hands}) + "\n")
 
 
+class _WithoutSeat:
+    """Readings of a four-seat hand without those lying at one seat (`--dead-seat`)."""
+
+    def __init__(self, reads, cfg, seat: int):
+        self.reads, self.cfg, self.seat = reads, cfg, seat
+        self.model_version = reads.model_version
+        self.takes_still = getattr(reads, "takes_still", False)
+
+    def read(self, *args, **kwargs) -> Detections:
+        from kiosk.table.layout import TableGeometry
+        from kiosk.table.snapshot import anchor, place_cards
+
+        got = self.reads.read(*args, **kwargs)
+        geometry = TableGeometry.from_config(self.cfg, got.image_size)
+        placed = place_cards(geometry, [anchor(geometry, d) for d in got.cards])
+        return replace(got, cards=tuple(d for d, p in zip(got.cards, placed) if p[0] != self.seat))
+
+
 class _ReadsOf:
     """One hand's readings: replayed from the file, or read live and written into it."""
 
@@ -294,11 +318,13 @@ class _ReadsOf:
 
 def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int = 1000,
                       decks: list[str] | None = None, show_misses: bool = False,
-                      reads: RecordedReads | None = None, floor: float = 0.0) -> dict:
+                      reads: RecordedReads | None = None, floor: float = 0.0, dead_seat: bool = False) -> dict:
     """Random 4-seat showdowns, rendered with unseen deck designs under a fixed overhead camera.
 
     reader None: each frame's exact labels with a reader's noise (tests the table stages alone).
     Every seat fans left over right, as players lay a readable hand (the demo's layout).
+    `dead_seat`: the recorded readings (`reads`) replayed with seat 1 + seed % 4 dead and its readings
+    removed; the other three seats judged (where the deck on the table can no longer check every card).
     """
     from kiosk.table.groundtruth import Noise, SceneReader
 
@@ -331,23 +357,32 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
         if reader is None:
             use = SceneReader(lambda i, sc=scene.scene: sc, Noise(drop=0.05, misread=0.01), seed=h)
         elif reads is not None:
-            use = reads.reader(f"{seed + h} {decks[h % len(decks)]}", reader, floor)
+            key = f"{seed + h} {decks[h % len(decks)]}"
+            if dead_seat and key not in reads.hands:
+                raise KioskError(f"--dead-seat: no recorded readings of hand {key} in {reads.path}")
+            use = reads.reader(key, reader, floor)
         else:
             use = _ReadsOf(reader, [], floor) if floor else reader
-        runner = TableRunner(cfg, frames, use, Hub())
+        hand_cfg, dead = cfg, None
+        if dead_seat:
+            dead = 1 + (seed + h) % 4
+            hand_cfg = cfg.model_copy(update={"game": cfg.game.model_copy(update={"dead": (dead,)})})
+            use = _WithoutSeat(use, hand_cfg, dead)
+        runner = TableRunner(hand_cfg, frames, use, Hub())
         verdicts = runner.run_to_end()
-        want = [{"seat": s, **{r: list(c) for r, c in rows.items()}} for s, rows in layout.items()]
+        want = [{"seat": s, **{r: list(c) for r, c in rows.items()}} for s, rows in layout.items() if s != dead]
         got = verdicts[-1] if verdicts else None
-        ok = got is not None and same_seats(got.showdown["seats"], want)
+        seats = [s for s in got.showdown["seats"] if s["seat"] != dead] if got is not None else []
+        ok = got is not None and same_seats(seats, want)
         exact += ok
-        in_order += ok and got.showdown["seats"] == want
+        in_order += ok and seats == want
         if got is not None and got.confident and not ok:
             wrong += 1
         if got is None or not got.confident:
             unsure += 1
         if not ok:
             miss = {"hand": h, "seed": seed + h, "deck": decks[h % len(decks)],
-                    "differences": differences(got.showdown["seats"] if got else [], want),
+                    "differences": differences(seats, want),
                     "needs_check": [n.reason for n in got.needs_check] if got else ["no verdict"],
                     "integrity": list(got.integrity) if got else []}
             misses.append(miss)
@@ -358,7 +393,8 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
     return {"hands": readable, "rendered": hands, "seeds": f"{seed}-{seed + hands - 1}", "camera": camera, "hidden_index_scenes": hidden, "exact": exact,
             "exact_rate": exact / max(1, readable), "exact_in_order": in_order, "confident_wrong": wrong, "not_confident": unsure,
             "decks": ", ".join(decks), "frames_per_hand": frames_per_hand, "misses": misses,
-            "noise": "none (real reader)" if reader is not None else "exact labels, 5% missed, 1% misread per frame"}
+            "noise": "none (real reader)" if reader is not None else "exact labels, 5% missed, 1% misread per frame",
+            "dead": "; seat 1 + seed % 4 dead, its readings removed" if dead_seat else ""}
 
 
 def same_seats(got: list[dict], want: list[dict]) -> bool:

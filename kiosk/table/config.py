@@ -123,6 +123,9 @@ class Stabilizer(_Section):
     # Mean confidence of the frames that read a card, needed for a confident read (and its lead
     # over any other reading of that position, per frame, must be at least half of it).
     min_confidence: float = Field(0.8, gt=0, le=1)
+    # The same where the whole deck lies on the table (four live seats): there a card misread
+    # is also read where it really lies, a duplicate, unless that card is misread too.
+    min_confidence_whole_deck: float = Field(0.7, gt=0, le=1)
     # Share of the frames that saw a card position that must give it the same first reading.
     min_agreement: float = Field(0.7, gt=0, le=1)
     # Detections below this confidence are ignored entirely.

@@ -289,6 +289,11 @@ class Stabilizer:
                     return min(1.0, m / n), v
             return 0.0, 0
 
+        # How sure a confident card must be: less where the deck checks every card (with a seat dead
+        # and a line of 0.7, a Ks read as Kc at 0.79 in every frame was confidently wrong; with four
+        # seats it would have been a duplicate: docs/pipeline.md, the confidence line).
+        line = s.min_confidence_whole_deck if self._whole_deck_down(dead) else s.min_confidence
+
         def strong(sl: Slot, card: Card) -> bool:
             """Read confidently: enough frames agree, they were sure, and no rival comes close."""
             n = max(1, len(sl.obs))
@@ -301,8 +306,8 @@ class Stabilizer:
             return (
                 votes >= need
                 and votes >= s.min_agreement * n
-                and top / votes >= s.min_confidence
-                and (mass - rival) / n >= s.min_confidence / 2
+                and top / votes >= line
+                and (mass - rival) / n >= line / 2
             )
 
         # The deck: each card once. Strongest slots choose first.
