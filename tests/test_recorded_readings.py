@@ -55,17 +55,18 @@ WHY = {
 
 
 NOT_EXACT = {3537}  # two cards never read, in two rows: no reading can be exact (the test below)
+CONFIDENCE_LINE = {3207}  # read exactly at either line; the confidence line's test below
 
 
 def test_every_recorded_hand_is_tested():
-    assert {int(k.split()[0]) for k in RECORDED} == set(WHY) | NOT_EXACT
+    assert {int(k.split()[0]) for k in RECORDED} == set(WHY) | NOT_EXACT | CONFIDENCE_LINE
 
 
-def replay(frames: list):
+def replay(frames: list, cfg=None):
     reader = _ReadsOf(None, frames, 0.0)
     blank = np.zeros((1080, 1920, 3), np.uint8)
     source = (Frame(blank, i, i * 0.2, "recorded") for i in range(len(frames)))
-    verdicts = TableRunner(load_config(None), source, reader, Hub()).run_to_end()
+    verdicts = TableRunner(cfg or load_config(None), source, reader, Hub()).run_to_end()
     assert verdicts, "no verdict"
     return verdicts[-1]
 
@@ -182,3 +183,24 @@ def test_the_dead_seat_bench_needs_recorded_readings(capsys):
 
     assert main(["bench", "pipeline", "--truth", "--frames", "2", "--rendered", "1", "--dead-seat"]) != 0
     assert "--dead-seat replays recorded readings: give --reads FILE" in capsys.readouterr().err
+
+
+def test_a_full_table_scores_cards_read_at_the_lower_confidence_line():
+    """Seed 3207, four live seats: a Jc read at 0.79 in every frame counts as read at the whole-deck
+    line (0.7: there a misread card would also be read where it lies, a duplicate), and the Qc read at
+    0.62 is then the deck's one card left, by elimination: the hand is scored, exactly. With that line
+    at 0.8 both are for the dealer to check; the lower of the two lines counts."""
+    laid = set_hands(shuffled_deck(3207))
+    want = [{"seat": s, **{r: list(c) for r, c in rows.items()}} for s, rows in laid.items()]
+    frames = RECORDED["3207 aisleriot-anglo-poker"]
+    v = replay(frames)
+    assert v.confident and same_seats(v.showdown["seats"], want), [n.reason for n in v.needs_check]
+    base = load_config(None)
+
+    def at(**line):
+        return replay(frames, base.model_copy(update={"stabilizer": base.stabilizer.model_copy(update=line)}))
+
+    strict = at(min_confidence_whole_deck=0.8)
+    assert not strict.confident
+    assert any(n.reason.startswith("card at back 4 read as Jc or Js (confidence 0.79") for n in strict.needs_check)
+    assert at(min_confidence_whole_deck=0.8, min_confidence=0.7).confident

@@ -124,7 +124,8 @@ class Stabilizer(_Section):
     # over any other reading of that position, per frame, must be at least half of it).
     min_confidence: float = Field(0.8, gt=0, le=1)
     # The same where the whole deck lies on the table (four live seats): there a card misread
-    # is also read where it really lies, a duplicate, unless that card is misread too.
+    # is also read where it really lies, a duplicate, unless that card is misread too. Never
+    # above min_confidence (the lower of the two counts).
     min_confidence_whole_deck: float = Field(0.7, gt=0, le=1)
     # Share of the frames that saw a card position that must give it the same first reading.
     min_agreement: float = Field(0.7, gt=0, le=1)

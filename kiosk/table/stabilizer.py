@@ -292,7 +292,7 @@ class Stabilizer:
         # How sure a confident card must be: less where the deck checks every card (with a seat dead
         # and a line of 0.7, a Ks read as Kc at 0.79 in every frame was confidently wrong; with four
         # seats it would have been a duplicate: docs/pipeline.md, the confidence line).
-        line = s.min_confidence_whole_deck if self._whole_deck_down(dead) else s.min_confidence
+        line = min(s.min_confidence_whole_deck, s.min_confidence) if self._whole_deck_down(dead) else s.min_confidence
 
         def strong(sl: Slot, card: Card) -> bool:
             """Read confidently: enough frames agree, they were sure, and no rival comes close."""
