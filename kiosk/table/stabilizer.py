@@ -221,10 +221,6 @@ class Stabilizer:
                 out.append(sl)
         return out
 
-    def _whole_deck_down(self, dead) -> bool:
-        """Four live seats: the whole deck lies on the table."""
-        return not dead and len(self.geometry.seats) == 4
-
     def _min_votes(self, final: bool) -> int:
         if final:
             return max(1, min(self.settings.min_votes, math.ceil(self.frames / 2)))
@@ -270,8 +266,9 @@ class Stabilizer:
     ) -> StableHand:
         s = self.settings
         need = self._min_votes(final)
+        whole_deck = not dead and len(self.geometry.seats) == 4  # four live seats: the whole deck is down
         present = self._present(final)
-        present += sole_reads(self.slots, present, self._whole_deck_down(dead))
+        present += sole_reads(self.slots, present, whole_deck)
         tallies = {sl.id: sl.tally() for sl in present}
         rows, refitted = slot_rows(self.geometry, present, tallies)  # refitted: positions moved a row (slot id -> row)
         # Corrections by the floor (seat, row, index) -> card text: they override the reading.
@@ -292,7 +289,7 @@ class Stabilizer:
         # How sure a confident card must be: less where the deck checks every card (with a seat dead
         # and a line of 0.7, a Ks read as Kc at 0.79 in every frame was confidently wrong; with four
         # seats it would have been a duplicate: docs/pipeline.md, the confidence line).
-        line = min(s.min_confidence_whole_deck, s.min_confidence) if self._whole_deck_down(dead) else s.min_confidence
+        line = min(s.min_confidence_whole_deck, s.min_confidence) if whole_deck else s.min_confidence
 
         def strong(sl: Slot, card: Card) -> bool:
             """Read confidently: enough frames agree, they were sure, and no rival comes close."""
@@ -392,7 +389,7 @@ class Stabilizer:
         # so nothing is scored until the floor looks.
         reassigned = settle_deck(present, tallies, choice, corrected, duplicates, notes, self.frames)
         extra, copies = no_cards(self.slots, present, choice, corrected, duplicates, tuple(self.geometry.seats),
-                                 self.frames, self._whole_deck_down(dead))
+                                 self.frames, whole_deck)
         left_out = []  # (card, the slot kept, where the copy left out was read)
         given_back = set()  # positions given the card a crowded seat's copy held
         for card, kept, dropped in copies:
