@@ -270,8 +270,8 @@ def _same_index(a: CardDetection, b: CardDetection) -> bool:
     """Do two readings share an index box? Alike, or one boxing a part of the other (seed 3537: the
     lower half of a Ks's index read as Kc, beside the whole index read as Ks: two indices of two
     cards never lie one inside the other)."""
-    return any(on_index(p, b.corners) or max(inside_share(p, q), inside_share(q, p)) >= PART_OF_INDEX
-               for p in a.corners for q in b.corners)
+    return any(on_index(p, b.corners) for p in a.corners) or any(
+        max(inside_share(p, q), inside_share(q, p)) >= PART_OF_INDEX for p in a.corners for q in b.corners)
 
 
 TRUST_CARD, TRUST_LONE_INDEX, TRUST_ODD_PAIR = 1.0, 0.6, 0.3
