@@ -199,8 +199,8 @@ def test_model_version_names_the_weights(reader):
 
 def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another
-    detector input size, with another number of turns, with(out) the gap probe, another recheck
-    or another turned look reads differently,
+    detector input size, with another number of turns, with(out) the gap probe, another recheck,
+    another turned look or another closer look reads differently,
     so it is another version."""
     from kiosk.vision.reader import _model_version, read_meta
 
@@ -211,8 +211,10 @@ def test_model_version_changes_with_how_the_weights_are_read():
     probing = _model_version(MODELS, {**meta, "probe_gaps": not meta.get("probe_gaps", False)})
     rechecking = _model_version(MODELS, {**meta, "recheck_zooms": [1.3], "recheck_below": 0.5})
     looking = _model_version(MODELS, {**meta, "turned_look": 30.0})
+    closer = _model_version(MODELS, {**meta, "closer_zoom": 2.0})
+    surer = _model_version(MODELS, {**meta, "closer_zoom": 1.5, "closer_report_confidence": 0.95})
     assert same == _model_version(MODELS, meta)
-    assert len({same, turned, bigger, probing, rechecking, looking}) == 6
+    assert len({same, turned, bigger, probing, rechecking, looking, closer, surer}) == 8
 
 
 def test_bad_frame_is_a_clear_error(reader):
@@ -298,10 +300,11 @@ def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(
     gets every reading down to `min_confidence` and lets many frames vote."""
     meta = json.loads((MODELS / "reader.json").read_text())
     assert reader.report_confidence == meta.get("report_confidence", reader.min_confidence) >= reader.min_confidence
-    everything = reader.read(showdown.image, recheck=True)
+    everything = reader.read(showdown.image, recheck=True, look_closer=True)
     reported = reader.read_picture(showdown.image, source="photo.jpg")
     assert reported.source == "photo.jpg"
     assert [c for c in everything.cards if c.confidence >= reader.report_confidence] == list(reported.cards)
+    assert "closer_reads" in reported.meta and "closer_reads" not in reader.read(showdown.image).meta
     frame = reader.read(showdown.image)
     assert all(c.confidence >= reader.min_confidence for c in frame.cards)
 

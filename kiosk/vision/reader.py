@@ -28,7 +28,8 @@ from kiosk.errors import KioskError
 from kiosk.vision.backends import BACKENDS, INT8, open_runner
 from kiosk.vision.detections import Detections
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
-from kiosk.vision.geometry import centre_inside_any, square_crop
+from kiosk.vision.closer import card_groups, found_again_or_sure, not_found_again, pack
+from kiosk.vision.geometry import centre_inside_any, clip_box, square_crop
 from kiosk.vision.merge import Corner, merge_corners
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
 from kiosk.vision.still import AS_FOUND, StillIndices
@@ -68,19 +69,9 @@ class IndexFinder:
             resized = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
         canvas = np.full((in_h, in_w, 3), 114, dtype=np.uint8)
         canvas[:nh, :nw] = resized
-        pred = self._det(canvas[None])[0]  # (4 + 1, anchors): cx, cy, w, h, score
-        scores = pred[4]
-        keep = scores >= self.conf_threshold
-        if not keep.any():
-            return []
-        cx, cy, bw, bh = pred[0][keep], pred[1][keep], pred[2][keep], pred[3][keep]
-        scores = scores[keep]
-        rects = [[float(a - c / 2), float(b - d / 2), float(c), float(d)] for a, b, c, d in zip(cx, cy, bw, bh)]
-        idx = cv2.dnn.NMSBoxes(rects, scores.astype(float).tolist(), self.conf_threshold, self.nms_iou)
         out = []
-        for i in np.asarray(idx).reshape(-1):
-            rx, ry, rw, rh = rects[i]
-            bx1, by1, bx2, by2 = rx / r, ry / r, (rx + rw) / r, (ry + rh) / r
+        for (rx1, ry1, rx2, ry2), score in self._detect(canvas):
+            bx1, by1, bx2, by2 = rx1 / r, ry1 / r, rx2 / r, ry2 / r
             if turned:  # undo the clockwise quarter turn: (x', y') = (ph - y, x)
                 bx1, by1, bx2, by2 = by1, ph - bx2, by2, ph - bx1
             box = (
@@ -90,8 +81,53 @@ class IndexFinder:
                 min(float(ph), by2) + y0,
             )
             if box[2] - box[0] >= 2 and box[3] - box[1] >= 2:
-                out.append((box, float(scores[i])))
+                out.append((box, score))
         return out
+
+    def _detect(self, canvas: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
+        """Index boxes (x1, y1, x2, y2 on the detector's input) and scores, after NMS."""
+        pred = self._det(canvas[None])[0]  # (4 + 1, anchors): cx, cy, w, h, score
+        scores = pred[4]
+        keep = scores >= self.conf_threshold
+        if not keep.any():
+            return []
+        cx, cy, bw, bh = pred[0][keep], pred[1][keep], pred[2][keep], pred[3][keep]
+        scores = scores[keep]
+        rects = [[float(a - c / 2), float(b - d / 2), float(c), float(d)] for a, b, c, d in zip(cx, cy, bw, bh)]
+        idx = cv2.dnn.NMSBoxes(rects, scores.astype(float).tolist(), self.conf_threshold, self.nms_iou)
+        return [((rects[i][0], rects[i][1], rects[i][0] + rects[i][2], rects[i][1] + rects[i][3]), float(scores[i]))
+                for i in np.asarray(idx).reshape(-1)]
+
+    def find_closer(self, image: np.ndarray, found: list[tuple[tuple, float]], zoom: float) -> list[tuple[tuple, float]]:
+        """The indices a closer look finds: the groups of `found` (an earlier search's) read again
+        at `zoom` side by side on one detector input (kiosk.vision.closer), with those of `found`
+        not found again; `found` itself where the groups do not fit."""
+        h, w = image.shape[:2]
+        regions = [(float(int(a)), float(int(b)), float(int(np.ceil(c))), float(int(np.ceil(d))))
+                   for a, b, c, d in card_groups([b for b, _ in found], (w, h))]
+        # the largest zoom, down by tenths, at which the groups fit one input
+        placed = next(filter(None, (pack(regions, zoom - 0.1 * k, self.input_hw)
+                                    for k in range(round((zoom - 1.0) / 0.1)))), None)
+        if not placed:
+            return found
+        in_h, in_w = self.input_hw
+        canvas = np.full((in_h, in_w, 3), 114, dtype=np.uint8)
+        for p in placed:
+            x1, y1, x2, y2 = (int(v) for v in p.region)
+            cut = image[y1:y2, x1:x2]
+            if p.turned:
+                cut = cv2.rotate(cut, cv2.ROTATE_90_CLOCKWISE)
+            (ax, ay), (bw, bh) = p.at, p.size
+            big = cv2.resize(cut, (bw, bh), interpolation=cv2.INTER_LINEAR)
+            bh, bw = min(bh, in_h - ay), min(bw, in_w - ax)
+            canvas[ay:ay + bh, ax:ax + bw] = big[:bh, :bw]
+        closer = []
+        for box, score in self._detect(canvas):
+            p = next((p for p in placed if p.holds(box)), None)
+            if p is not None:
+                closer.append((clip_box(p.to_frame(box), w, h), score))
+        closer = found_again_or_sure(closer, found)
+        return closer + not_found_again(found, closer)
 
 
 def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=DET_INPUT) -> IndexFinder:
@@ -131,6 +167,11 @@ class CardReader:
         self.probe_gaps = bool(meta.get("probe_gaps", False))
         # A single picture is also read turned by this many degrees (kiosk.vision.turned); 0: not.
         self.turned_look = float(meta.get("turned_look", 0.0))
+        # A still table's last search looks closer: its cards' regions at this zoom (kiosk.vision.closer); 0: not.
+        self.closer_zoom = float(meta.get("closer_zoom", 0.0))
+        # A single picture adds a card only the closer look read from this confidence: the closer
+        # look also finds the indices printed on pictured backs (sweep: docs/detector.md).
+        self.closer_report = max(self.report_confidence, float(meta.get("closer_report_confidence", 0.0)))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -209,12 +250,16 @@ class CardReader:
         want = {tuple(box): k for box, k in places}
         return [c for c in found if c.orient == want[tuple(c.box)]]
 
+    def _closer(self, image: np.ndarray, first: list, rois) -> list:
+        near = self.finder.find_closer(image, first, self.closer_zoom)
+        return near if rois is None else [(b, s) for b, s in near if centre_inside_any(b, rois)]
+
     def read_picture(self, image_bgr: np.ndarray, source: str = "") -> Detections:
         """One picture on its own: doubtful cuts read again (`recheck_zooms`), the picture read
         turned as well where that can find more (`turned_look`), and only the readings sure
         enough to report (`report_confidence`)."""
         image = _as_bgr(image_bgr, source)
-        dets = self.read(image, source=source, recheck=True)
+        dets = self.read(image, source=source, recheck=True, look_closer=True)
         cards = tuple(c for c in dets.cards if c.confidence >= self.report_confidence)
         h, w = image.shape[:2]
         if self.turned_look and worth_turning(cards, w, h, self.finder.input_hw, self.turned_look):
@@ -235,9 +280,13 @@ class CardReader:
         source: str = "",
         recheck: bool = False,
         still: StillIndices | None = None,
+        look_closer: bool = False,
     ) -> Detections:
         """`still`: a pipeline's memory of where the indices were (kiosk.vision.still); a frame
-        that has not moved since reads its cards at those indices without the detector."""
+        that has not moved since reads its cards at those indices without the detector.
+        `look_closer`: the found indices are searched again closer (kiosk.vision.closer): with
+        `still`, as the last search of a still table; otherwise at once, and the cards read there
+        that the first look did not read are added (a single picture)."""
         image = _as_bgr(image_bgr, source)
         h, w = image.shape[:2]
         t0 = time.perf_counter()
@@ -264,17 +313,19 @@ class CardReader:
         if still is None:
             found, found_in, cut = find(), frame_index, AS_FOUND
         else:
-            found, found_in = still.indices(image, (region, tuple(clean_rois or ())), frame_index, timestamp, find)
+            closer = (lambda first: self._closer(image, first, clean_rois)) if look_closer and self.closer_zoom > 1.0 else None
+            found, found_in = still.indices(image, (region, tuple(clean_rois or ())), frame_index, timestamp, find, closer)
             cut = still.cut
         t1 = time.perf_counter()
-        probs = self.classify(image, [b for b, _ in found], recheck, cut)
-        corners = self.corners_from(found, probs)
-        probed = 0
-        if self.probe_gaps:
-            extra = self.read_gaps(image, corners, clean_rois, recheck)
-            corners += extra
-            probed = len(extra)
-        cards = [c for c in merge_corners(corners, (w, h)) if c.confidence >= self.min_confidence]
+        cards, probed = self._cards_at(image, found, clean_rois, recheck, cut)
+        added, ms_closer = 0, 0.0
+        if look_closer and self.closer_zoom > 1.0 and found and still is None:
+            tc = time.perf_counter()
+            more, _ = self._cards_at(image, self._closer(image, found, clean_rois), clean_rois, recheck, AS_FOUND)
+            more = [c for c in more if c.confidence >= self.closer_report]
+            joined = join_turned(tuple(cards), tuple(more), floor=self.report_confidence)
+            added, cards = len({id(c) for c in joined} & {id(m) for m in more}), list(joined)
+            ms_closer = (time.perf_counter() - tc) * 1000
         t2 = time.perf_counter()
         meta = {
             "backend": self.backend,
@@ -283,9 +334,24 @@ class CardReader:
             "indices_from": found_in,
             "gap_reads": probed,
             "ms_detect": round((t1 - t0) * 1000, 1),
-            "ms_classify": round((t2 - t1) * 1000, 1),
+            "ms_classify": round((t2 - t1) * 1000 - ms_closer, 1),
         }
+        if look_closer and still is None:
+            meta |= {"closer_reads": added, "ms_closer": round(ms_closer, 1)}
         return Detections(tuple(cards), (w, h), frame_index, timestamp, source, meta)
+
+    def _cards_at(self, image: np.ndarray, found: list, rois, recheck: bool, cut) -> tuple[list, int]:
+        """The cards read at the index boxes `found` (and in the gaps of their rows), and how many
+        indices the gaps added."""
+        probs = self.classify(image, [b for b, _ in found], recheck, cut)
+        corners = self.corners_from(found, probs)
+        probed = 0
+        if self.probe_gaps:
+            extra = self.read_gaps(image, corners, rois, recheck)
+            corners += extra
+            probed = len(extra)
+        h, w = image.shape[:2]
+        return [c for c in merge_corners(corners, (w, h)) if c.confidence >= self.min_confidence], probed
 
 
 def _as_bgr(image, source: str) -> np.ndarray:
@@ -327,6 +393,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["recheck"] = [meta["recheck_zooms"], meta.get("recheck_below", 0.0)]
     if meta.get("turned_look"):
         reading["turned_look"] = meta["turned_look"]
+    if meta.get("closer_zoom"):
+        reading["closer"] = [meta["closer_zoom"], meta.get("closer_report_confidence", 0.0)]
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"

@@ -86,11 +86,13 @@ def detection_back(det: CardDetection, back: np.ndarray, width: int, height: int
                          tuple(box_back(b, back, width, height) for b in det.corners), det.alternatives)
 
 
-def join_turned(cards: tuple[CardDetection, ...], turned: tuple[CardDetection, ...]) -> tuple[CardDetection, ...]:
+def join_turned(cards: tuple[CardDetection, ...], turned: tuple[CardDetection, ...],
+                floor: float = 0.0) -> tuple[CardDetection, ...]:
     """The picture's readings with those of the turned picture (already in the picture's pixels)
     of cards the picture did not read. A card read both ways keeps its upright reading: a
     card lying square is read best square (on the 1080p test scenes a surer turned reading replacing
-    it read 27 fewer cards right; on the real photos it changed nothing).
+    it read 27 fewer cards right; on the real photos it changed nothing). A reading under `floor`
+    (too unsure to report) gives way to the other look's reading of that card.
 
     >>> rec = lambda card, p, x: CardDetection.from_record({"card": card, "confidence": p,
     ...     "box": [x, 0, x + 60, 90], "corners": [[x, 0, x + 16, 30]]})
@@ -99,9 +101,12 @@ def join_turned(cards: tuple[CardDetection, ...], turned: tuple[CardDetection, .
     >>> far_corner = rec("9d", 0.8, 40)   # the same card's other index, inside its card box
     >>> len(join_turned((rec("9d", 0.7, 0),), (far_corner,)))
     1
+    >>> [(str(c.card), c.confidence) for c in join_turned((rec("9d", 0.4, 0),), (rec("9h", 0.9, 4),), floor=0.6)]
+    [('9h', 0.9)]
     """
-    out = list(cards)
-    out += [t for t in turned if not any(_same_card(c, t) for c in cards)]
+    kept = [c for c in cards if c.confidence >= floor]
+    out = kept + [t for t in turned if not any(_same_card(c, t) for c in kept)]
+    out += [c for c in cards if c.confidence < floor and not any(_same_card(c, t) for t in out)]
     return tuple(out)
 
 
