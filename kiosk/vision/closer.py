@@ -2,12 +2,12 @@
 
 The detector reads a 1080p frame at full size, where an index is 15-45 px. Some designs'
 indices are found only larger: in a fanned row of kde-nicu-ornamental the detector missed
-four clear indices in every frame at full size and found them at 1.5x (rendered hand, seed
-3686). A still table is searched more than once (kiosk.vision.still); one of those searches
-is this closer look, so it costs a search and no more: the groups of indices already found
-(a seat's cards), each with a margin, are packed side by side on one detector input at
-`zoom`. Its finds, with the first search's finds it did not find again, stand for that search;
-the frames after take turns with the two searches' finds (kiosk.vision.still).
+four clear indices in every frame at full size and found them at 1.5x. The closer look packs
+the groups of indices already found (a seat's cards), each with a margin, side by side on one
+detector input at `zoom`; its finds, with the earlier finds it did not find again, are what it
+found. A single picture (`kiosk detect`) adds the cards read there; a table that asks for it
+(`motion.closer_look`) makes it the last search of a still table (kiosk.vision.still), so there
+it costs a search and no more.
 
 >>> boxes = [(100, 100, 120, 140), (150, 100, 170, 140), (1500, 800, 1520, 840)]
 >>> card_groups(boxes, (1920, 1080))  # the first two join: one seat's cards
@@ -29,8 +29,8 @@ import numpy as np
 
 from kiosk.vision.geometry import box_center, centre_inside_any, index_size, iou
 
-# Margin around a group of indices, in index sizes: a card is about 4.8 index sizes tall
-# (geometry.CARD_H), so an index missed beside or below the ones found lies within it.
+# Margin around a group of indices, in index sizes: room for an index missed at the group's edge
+# (the four seats' groups of a full table still fit one input at 1.5x).
 MARGIN = 1.0
 # Groups whose margins touch are one group (one seat's rows, read together).
 JOIN = 1.0

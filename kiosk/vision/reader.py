@@ -167,7 +167,8 @@ class CardReader:
         self.probe_gaps = bool(meta.get("probe_gaps", False))
         # A single picture is also read turned by this many degrees (kiosk.vision.turned); 0: not.
         self.turned_look = float(meta.get("turned_look", 0.0))
-        # A still table's last search looks closer: its cards' regions at this zoom (kiosk.vision.closer); 0: not.
+        # A closer look reads the cards' regions again at this zoom (kiosk.vision.closer): a single
+        # picture's second look, and a still table's last search where the table asks for it; 0: never.
         self.closer_zoom = float(meta.get("closer_zoom", 0.0))
         # A single picture adds a card only the closer look read from this confidence: the closer
         # look also finds the indices printed on pictured backs (sweep: docs/detector.md).
