@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kiosk.vision.geometry import box_center, centre_inside_any, index_size, iou
+from kiosk.vision.geometry import box_center, centre_inside_any, clip_box, index_size, iou, union_box
 
 # Margin around a group of indices, in index sizes: room for an index missed at the group's edge
 # (the four seats' groups of a full table still fit one input at 1.5x).
@@ -80,8 +80,7 @@ def card_groups(boxes, frame_wh: tuple[int, int]) -> list[tuple[float, float, fl
     size = float(np.median([index_size(b) for b in boxes]))
     pad = MARGIN * size
     w, h = frame_wh
-    regions = [(max(0.0, b[0] - pad), max(0.0, b[1] - pad), min(float(w), b[2] + pad), min(float(h), b[3] + pad))
-               for b in boxes]
+    regions = [clip_box(union_box([b], pad), w, h) for b in boxes]
     joined = True
     while joined:
         joined = False
@@ -89,7 +88,7 @@ def card_groups(boxes, frame_wh: tuple[int, int]) -> list[tuple[float, float, fl
         for r in regions:
             for i, o in enumerate(out):
                 if r[0] <= o[2] + JOIN and o[0] <= r[2] + JOIN and r[1] <= o[3] + JOIN and o[1] <= r[3] + JOIN:
-                    out[i] = (min(r[0], o[0]), min(r[1], o[1]), max(r[2], o[2]), max(r[3], o[3]))
+                    out[i] = union_box([r, o])
                     joined = True
                     break
             else:
