@@ -291,6 +291,7 @@ class CardReader:
         image = _as_bgr(image_bgr, source)
         h, w = image.shape[:2]
         t0 = time.perf_counter()
+        closer_on = look_closer and self.closer_zoom > 1.0
         region = (0, 0, w, h)
         clean_rois = None
         if rois:
@@ -314,13 +315,13 @@ class CardReader:
         if still is None:
             found, found_in, cut = find(), frame_index, AS_FOUND
         else:
-            closer = (lambda first: self._closer(image, first, clean_rois)) if look_closer and self.closer_zoom > 1.0 else None
+            closer = (lambda first: self._closer(image, first, clean_rois)) if closer_on else None
             found, found_in = still.indices(image, (region, tuple(clean_rois or ())), frame_index, timestamp, find, closer)
             cut = still.cut
         t1 = time.perf_counter()
         cards, probed = self._cards_at(image, found, clean_rois, recheck, cut)
         added, ms_closer = 0, 0.0
-        if look_closer and self.closer_zoom > 1.0 and found and still is None:
+        if closer_on and found and still is None:
             tc = time.perf_counter()
             more, _ = self._cards_at(image, self._closer(image, found, clean_rois), clean_rois, recheck, AS_FOUND)
             more = [c for c in more if c.confidence >= self.closer_report]
