@@ -30,6 +30,7 @@ def test_defaults_are_a_working_table():
     assert cfg.source == str(DEMO_RECORDING)
     assert [cfg.facing(s) for s in (1, 2, 3, 4)] == ["bottom", "left", "top", "right"]
     assert cfg.game.profile == "mandarin" and cfg.web.port == 5000 and cfg.records.enabled
+    assert cfg.camera.size == (3840, 2160)  # a USB camera is asked for 4K, not left at OpenCV's 640x480
 
 
 def test_example_config_is_valid_and_documented():
@@ -52,6 +53,8 @@ def test_example_config_is_valid_and_documented():
      "line 3: geometry.seats.0.facing:"),
     ("table:\n  seats: 6\n", "geometry.seats: the default layout has 4 seats; give a zone for each of the 6 seats"),
     ("game:\n  pair_stakes:\n    - seats: [2, 2]\n      stake: 10\n", "line 3: game.pair_stakes.0.seats: a pair needs two different seats"),
+    ("source: 0\ncamera:\n  size: [3840, 100]\n", "line 3: camera.size: width 320-8192 and height 240-8192 pixels, got 3840x100"),
+    ("camera:\n  fourcc: MJPEG\n", "line 2: camera.fourcc: a pixel format is four characters (MJPG, YUYV, H264), got 'MJPEG'"),
 ])
 def test_errors_name_the_key_and_the_line(tmp_path, text, where):
     path = write(tmp_path, text)

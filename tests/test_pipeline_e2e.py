@@ -237,5 +237,29 @@ def test_bench_keeps_readings_and_replays_them_without_the_reader(reader, tmp_pa
     blind = rendered_accuracy(cfg, NoReader(), 2, 4, decks=["kenney"], reads=RecordedReads(path, reader.model_version, 4),
                               floor=1.01)
     assert blind["exact"] == 0
-    with pytest.raises(KioskError, match="4 frames a hand; this run is .*, 6 frames a hand"):
+    with pytest.raises(KioskError, match="4 frames a hand at 1920x1080; this run is .*, 6 frames a hand at 1920x1080"):
         RecordedReads(path, reader.model_version, 6)
+    with pytest.raises(KioskError, match="4 frames a hand at 1920x1080; this run is .*, 4 frames a hand at 3840x2160"):
+        RecordedReads(path, reader.model_version, 4, (3840, 2160))  # readings of another camera are not replayed
+
+
+@pytest.mark.slow
+@needs_reader
+def test_a_4k_camera_reads_through_the_same_stages(reader):
+    """`kiosk bench pipeline --rendered-size 3840x2160`: a 4K camera over the same felt, every card
+    twice as many pixels tall. The stages hold no pixel sizes of their own: the hand reads exactly."""
+    from kiosk.table.bench import rendered_accuracy
+
+    seen = []
+
+    class Seeing:
+        model_version, takes_still = reader.model_version, reader.takes_still
+
+        def read(self, image, *args, **kwargs):
+            seen.append(image.shape[:2])
+            return reader.read(image, *args, **kwargs)
+
+    # seed 1001: every face-up card shows an index (the renders of 1000 and 1002 hide one: left out)
+    got = rendered_accuracy(load_config(None), Seeing(), 1, 4, seed=1001, decks=["kenney"], size=(3840, 2160))
+    assert set(seen) == {(2160, 3840)} and got["frame_size"] == "3840x2160" and got["hands"] == 1
+    assert got["exact"] == 1 and got["confident_wrong"] == 0 and got["not_confident"] == 0

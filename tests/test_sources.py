@@ -103,8 +103,8 @@ def test_lost_camera_is_reported_and_retried_never_a_crash():
 def test_stream_that_stops_is_reconnected(tmp_path):
     """A stream that ends (here: a video file opened as a live source) is reopened and keeps going."""
     path = write_video(tmp_path / "cam.mp4", frames=6)
-    events = []
-    src = LiveSource(str(path), on_status=lambda s, d: events.append(s), retry=(0.05, 0.1))
+    events, details = [], []
+    src = LiveSource(str(path), on_status=lambda s, d: (events.append(s), details.append(d)), retry=(0.05, 0.1))
     frames = []
     for f in src:
         frames.append(f)
@@ -114,6 +114,7 @@ def test_stream_that_stops_is_reconnected(tmp_path):
     assert src.reconnects >= 2
     assert "lost" in events and "reconnecting" in events and events.count("connected") >= 2
     assert [f.index for f in frames] == list(range(len(frames)))  # the runner sees one unbroken sequence
+    assert details[events.index("connected")] == f"{path} at 320x180"  # the installer sees what the camera gives
 
 
 def felt_with_markers(missing=()):
@@ -150,3 +151,29 @@ def test_kiosk_calibrate_writes_the_corners_into_the_config(tmp_path, capsys):
     assert main(["calibrate", str(photo)]) == 1
     assert "ArUco marker 2 (top-right, seat 3's left) not found" in capsys.readouterr().err
     assert yaml.safe_load(config.read_text())["geometry"]["corners"][2] == list(cfg.geometry.corners[2])  # unchanged
+
+
+def test_geometry_of_another_camera_size_is_reported_on_the_first_frame():
+    """Corners clicked on 4K frames while the camera gives 1080p: the kiosk says so where the
+    installer looks (the source status on the display, and the log), naming the key."""
+    from kiosk.table.config import KioskConfig
+    from kiosk.table.runner import TableRunner
+    from kiosk.table.sources import Frame
+    from kiosk.vision.detections import Detections
+
+    class BareFelt:  # what the reader gives on a felt with no cards
+        model_version, takes_still = "none", False
+
+        def read(self, image, *args, frame_index=0, timestamp=0.0, source="", **kwargs):
+            return Detections((), (image.shape[1], image.shape[0]), frame_index, timestamp, source, {})
+
+    corners = [[120, 2080], [160, 80], [3700, 60], [3760, 2100]]
+    felt = np.full((1080, 1920, 3), (40, 110, 30), np.uint8)
+    said = []
+    for corner_list in (corners, [[x / 2, y / 2] for x, y in corners]):
+        hub = Hub()
+        hub.subscribe(lambda e: said.append(e.data.get("detail")) if e.kind == "source" else None)
+        cfg = KioskConfig.model_validate({"geometry": {"corners": corner_list}})
+        TableRunner(cfg, None, BareFelt(), hub).process(Frame(felt, 0, 0.0, "camera 0"))
+    assert said == ["config: geometry.corners reach (3760, 2100), outside this 1920x1080 frame: "
+                    "calibrated at another camera size? (config camera.size)"]  # the 1080p corners: nothing said

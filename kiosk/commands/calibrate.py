@@ -3,7 +3,8 @@
 Markers DICT_4X4_50 ids 0-3 sit at the felt's corners clockwise from seat 1's left
 (0 bottom-left, 1 top-left, 2 top-right, 3 bottom-right, seen from above). The corners
 are written into the config file (`geometry.corners`; the file's other settings are
-kept) or printed when no --out is given.
+kept) or printed when no --out is given. A USB camera is asked for the frame size of that
+config's `camera` section, the size the kiosk will run at (corners are in its pixels).
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ def run(args) -> int:
     import yaml
 
     from kiosk.table.calibration import find_corners, find_markers
-    from kiosk.table.config import load_config
+    from kiosk.table.config import KioskConfig, load_config
     from kiosk.table.sources import open_source
 
-    source = open_source(args.source)
+    # refuses a config that is already broken, and says where
+    cfg = load_config(args.out) if args.out and Path(args.out).exists() else KioskConfig()
+    source = open_source(args.source, camera=cfg.camera)
     corners = None
     best: dict = {}
     last_error = None
@@ -58,7 +61,6 @@ def run(args) -> int:
     out = Path(args.out)
     flow = "[" + ", ".join(f"[{x:g}, {y:g}]" for x, y in corner_list) + "]"
     if out.exists():
-        load_config(out)  # refuse to rewrite a config that is already broken: say where
         text = with_corners(out.read_text(encoding="utf-8"), flow)
     else:
         text = f"geometry:\n  corners: {flow}  # bottom-left, top-left, top-right, bottom-right\n"

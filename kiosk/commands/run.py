@@ -65,13 +65,13 @@ def _source_spec(args, cfg):
     return spec
 
 
-def _open_source(spec, hub):
+def _open_source(spec, hub, camera=None):
     """Files play in real time like a camera; the built-in demo recording loops for ever."""
     from kiosk.table.config import DEMO_RECORDING
     from kiosk.table.sources import open_source
 
     is_demo = isinstance(spec, str) and Path(spec).resolve() == DEMO_RECORDING.resolve()
-    return open_source(None if is_demo else spec, realtime=True, loop=is_demo, hub=hub)
+    return open_source(None if is_demo else spec, realtime=True, loop=is_demo, hub=hub, camera=camera)
 
 
 def _recorder(args, cfg, hub):
@@ -109,7 +109,7 @@ def run(args) -> int:
     source = store = recorder = runner = server = app = None
     code = 0
     try:
-        source = _open_source(spec, hub)
+        source = _open_source(spec, hub, cfg.camera)
         store, recorder = _recorder(args, cfg, hub)
         app = create_app(hub, None, cfg, store)
         server, _ = start_server(app, host, port)

@@ -16,6 +16,7 @@ verdict, in video time, plus the processing time of the deciding frame.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import time
@@ -26,6 +27,8 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.vision.detections import Detections
+
+RENDERED_SIZE = (1920, 1080)
 
 
 def add_arguments(parser) -> None:
@@ -42,6 +45,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--rendered", type=int, default=0, metavar="HANDS",
                         help="also read this many rendered hands of unseen deck designs and report the exact-read rate")
     parser.add_argument("--frames-per-hand", type=int, default=6, help="frames per rendered hand (default 6)")
+    parser.add_argument("--rendered-size", type=frame_size, default=RENDERED_SIZE, metavar="WxH",
+                        help="camera resolution of the rendered hands (default 1920x1080; 3840x2160: a 4K camera over "
+                        "the same felt, every card twice as many pixels tall)")
     parser.add_argument("--seed", type=int, default=1000,
                         help="seed of the first rendered hand (default 1000; hand i is seed + i)")
     parser.add_argument("--reads", metavar="FILE",
@@ -217,17 +223,17 @@ def run(args) -> int:
     if args.rendered:
         reads = None
         if args.reads and not args.truth:
-            reads = RecordedReads(Path(args.reads), timed.reader.model_version, args.frames_per_hand)
+            reads = RecordedReads(Path(args.reads), timed.reader.model_version, args.frames_per_hand, args.rendered_size)
         if args.dead_seat and reads is None:
             raise KioskError("--dead-seat replays recorded readings: give --reads FILE holding the rendered hands")
         figures["rendered"] = rendered_accuracy(cfg, None if args.truth else timed.reader, args.rendered,
                                                 args.frames_per_hand, seed=args.seed, decks=_unseen_decks(args.models),
                                                 show_misses=args.show_misses, reads=reads, floor=args.floor,
-                                                dead_seat=args.dead_seat)
+                                                dead_seat=args.dead_seat, size=args.rendered_size)
         if reads is not None:
             reads.save()
         r = figures["rendered"]
-        print(f"  rendered hands (seeds {r['seeds']}; {r['decks']}; {r['noise']}{r['dead']}): exact {r['exact']}/{r['hands']} "
+        print(f"  rendered hands (seeds {r['seeds']}; {r['decks']}; {r['frame_size']}; {r['noise']}{r['dead']}): exact {r['exact']}/{r['hands']} "
               f"({100 * r['exact_rate']:.1f}%; {r['exact_in_order']} in the laid order), confident and wrong: {r['confident_wrong']}, "
               f"not confident: {r['not_confident']}; left out {r['hidden_index_scenes']} of {r['rendered']} "
               "renders where some card shows no index at all")
@@ -251,20 +257,21 @@ def _limited(source, n):
 class RecordedReads:
     """A JSON file of the reader's readings of rendered hands, by seed and deck design."""
 
-    def __init__(self, path: Path, model_version: str, frames_per_hand: int):
+    def __init__(self, path: Path, model_version: str, frames_per_hand: int, size: tuple[int, int] = None):
+        size = tuple(size or RENDERED_SIZE)
         self.path, self.changed = path, False
         self.hands: dict[str, list] = {}
         if path.exists():
             try:
                 data = json.loads(path.read_text())
-                kept = (data["model_version"], data["frames_per_hand"])
+                kept = (data["model_version"], data["frames_per_hand"], tuple(data.get("frame_size", RENDERED_SIZE)))
                 self.hands = data["hands"]
             except (OSError, ValueError, KeyError, TypeError) as e:
                 raise KioskError(f"{path}: not a file of readings ({e})") from None
-            if kept != (model_version, frames_per_hand):
-                raise KioskError(f"{path}: readings of reader {kept[0]}, {kept[1]} frames a hand; this run is "
-                                 f"{model_version}, {frames_per_hand} frames a hand (use another file)")
-        self.meta = {"model_version": model_version, "frames_per_hand": frames_per_hand}
+            if kept != (model_version, frames_per_hand, size):
+                raise KioskError(f"{path}: readings of reader {kept[0]}, {kept[1]} frames a hand at {_wxh(kept[2])}; this "
+                                 f"run is {model_version}, {frames_per_hand} frames a hand at {_wxh(size)} (use another file)")
+        self.meta = {"model_version": model_version, "frames_per_hand": frames_per_hand, "frame_size": list(size)}
 
     def reader(self, key: str, live, floor: float = 0.0) -> _ReadsOf:
         if key not in self.hands:
@@ -318,13 +325,15 @@ class _ReadsOf:
 
 def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int = 1000,
                       decks: list[str] | None = None, show_misses: bool = False,
-                      reads: RecordedReads | None = None, floor: float = 0.0, dead_seat: bool = False) -> dict:
+                      reads: RecordedReads | None = None, floor: float = 0.0, dead_seat: bool = False,
+                      size: tuple[int, int] = None) -> dict:
     """Random 4-seat showdowns, rendered with unseen deck designs under a fixed overhead camera.
 
     reader None: each frame's exact labels with a reader's noise (tests the table stages alone).
     Every seat fans left over right, as players lay a readable hand (the demo's layout).
     `dead_seat`: the recorded readings (`reads`) replayed with seat 1 + seed % 4 dead and its readings
     removed; the other three seats judged (where the deck on the table can no longer check every card).
+    `size`: the camera's resolution (default 1920x1080); the felt fills the frame either way.
     """
     from kiosk.table.groundtruth import Noise, SceneReader
 
@@ -340,12 +349,13 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
     misses = []
     # A fixed overhead camera over a full-size felt (a card about 10% of the frame's height):
     # slight tilt and turn, the renderer's random light, noise, blur, felt, chips and placement.
+    size = tuple(size or RENDERED_SIZE)
     camera = {"preset": "random", "perspective": 0.03, "rotation": 3.0, "zoom": 1.0, "shift": [0.0, 0.0],
-              "hands": 0, "jitter": 0.3, "motion_blur": 0, "card_height": 110}
+              "hands": 0, "jitter": 0.3, "motion_blur": 0, "card_height": round(110 * size[1] / 1080)}
     for h in range(hands):
         rng = np.random.default_rng(seed + h)
         layout = set_hands(shuffled_deck(seed + h))
-        scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in layout.items())),
+        scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in layout.items()), size),
                              decks[h % len(decks)], seed + h, camera, reverse_fan=0.0)
         if not all(c["corners"] for c in scene.scene["cards"] if c["face_up"]):
             hidden += 1  # some card shows no index at all (rows fanned over each other): nobody can read it
@@ -392,9 +402,28 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
     readable = hands - hidden
     return {"hands": readable, "rendered": hands, "seeds": f"{seed}-{seed + hands - 1}", "camera": camera, "hidden_index_scenes": hidden, "exact": exact,
             "exact_rate": exact / max(1, readable), "exact_in_order": in_order, "confident_wrong": wrong, "not_confident": unsure,
-            "decks": ", ".join(decks), "frames_per_hand": frames_per_hand, "misses": misses,
+            "decks": ", ".join(decks), "frames_per_hand": frames_per_hand, "misses": misses, "frame_size": _wxh(size),
             "noise": "none (real reader)" if reader is not None else "exact labels, 5% missed, 1% misread per frame",
             "dead": "; seat 1 + seed % 4 dead, its readings removed" if dead_seat else ""}
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """`--rendered-size`: "WxH" in pixels.
+
+    >>> frame_size("3840x2160")
+    (3840, 2160)
+    """
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give the size as WIDTHxHEIGHT, e.g. 3840x2160") from None
+    if not (320 <= w <= 8192 and 240 <= h <= 8192):
+        raise argparse.ArgumentTypeError(f"{text!r}: width 320-8192 and height 240-8192 pixels")
+    return w, h
+
+
+def _wxh(size) -> str:
+    return f"{size[0]}x{size[1]}"
 
 
 def same_seats(got: list[dict], want: list[dict]) -> bool:

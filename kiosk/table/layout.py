@@ -39,6 +39,29 @@ class SeatGeometry:
     bands: tuple[float, float] | None = None
 
 
+def outside_frame(cfg: KioskConfig, image_size: tuple[int, int], slack: float = 0.05) -> str | None:
+    """What of the configured geometry lies outside frames of this size (more than `slack` of it
+    beyond an edge): pixels of another camera size, most likely. None when it fits.
+
+    >>> from kiosk.table.config import KioskConfig
+    >>> cfg = KioskConfig.model_validate({"geometry": {"corners": [[120, 2080], [160, 80], [3700, 60], [3760, 2100]]}})
+    >>> outside_frame(cfg, (3840, 2160)) is None
+    True
+    >>> outside_frame(cfg, (1920, 1080))
+    'geometry.corners reach (3760, 2100), outside this 1920x1080 frame: calibrated at another camera size? (config camera.size)'
+    """
+    w, h = image_size
+    named = [("geometry.corners", cfg.geometry.corners or ())]
+    named += [(f"geometry.seats (seat {z.seat})", z.zone) for z in cfg.geometry.seats or ()]
+    for key, points in named:
+        far = [(x, y) for x, y in points if not (-slack * w <= x <= (1 + slack) * w and -slack * h <= y <= (1 + slack) * h)]
+        if far:
+            x, y = max(far, key=lambda p: max(p[0] / w, p[1] / h, -p[0] / w, -p[1] / h))
+            return (f"{key} reach ({x:g}, {y:g}), outside this {w}x{h} frame: calibrated at another camera size? "
+                    "(config camera.size)")
+    return None
+
+
 class TableGeometry:
     """Image pixels -> table coordinates -> seat, depth and lateral position."""
 

@@ -22,7 +22,7 @@ from kiosk.table.actions import DealerAction
 from kiosk.table.config import KioskConfig
 from kiosk.table.hub import Hub
 from kiosk.table.judge import HandSettings, judge, same_verdict
-from kiosk.table.layout import TableGeometry
+from kiosk.table.layout import TableGeometry, outside_frame
 from kiosk.table.lifecycle import Lifecycle
 from kiosk.table.occupancy import FeltModel
 from kiosk.table.snapshot import TableSnapshot, build_snapshot
@@ -265,6 +265,10 @@ class TableRunner:
                 log.warning("%s; using the whole frame as the table", err)
                 self.hub.publish("source", status="connected", detail=f"calibration: {err}")
         h, w = frame.image.shape[:2]
+        misfit = outside_frame(self.cfg, (w, h))
+        if misfit:  # seats would be looked for where the felt is not: say so where the installer looks
+            log.warning("%s", misfit)
+            self.hub.publish("source", status="connected", detail=f"config: {misfit}")
         self.geometry = TableGeometry.from_config(self.cfg, (w, h), corners)
         self.felt = FeltModel(self.geometry)
         self.stabilizer = Stabilizer(self.cfg.stabilizer, self.geometry)

@@ -10,6 +10,8 @@
 Live sources (cameras, streams) never end on their own: a lost camera is reported
 ("lost", then "reconnecting") and reopened with a growing pause, and the newest frame
 is always the one handed out (a slow reader skips frames instead of lagging behind).
+A USB camera is asked for the config's `camera.size` (OpenCV would open most at 640x480);
+"connected" says the size it gives.
 `realtime=True` paces a file like a camera (skipping frames when the consumer is slow);
 `loop=True` starts a file again at its end (the demo plays for ever).
 Status changes go to `on_status(status, detail)` (the runner publishes them on the hub).
@@ -200,9 +202,10 @@ class LiveSource(FrameSource):
     live = True
 
     def __init__(self, target: int | str, on_status=None, retry: tuple[float, float] = (0.5, 5.0),
-                 read_timeout: float = 5.0):
+                 read_timeout: float = 5.0, camera=None):
         super().__init__(f"camera {target}" if isinstance(target, int) else str(target), on_status)
         self.target = target
+        self.camera = camera  # config `camera` (size and pixel format asked of a USB camera); None: its own
         self.retry = retry
         self.read_timeout = read_timeout
         self._cond = threading.Condition()
@@ -214,8 +217,15 @@ class LiveSource(FrameSource):
 
     def _open(self):
         if isinstance(self.target, int):
-            return cv2.VideoCapture(self.target)
+            cap = cv2.VideoCapture(self.target)
+            if self.camera is not None and self.camera.size and cap.isOpened():
+                ask_size(cap, self.camera.size, self.camera.fourcc)
+            return cap
         return cv2.VideoCapture(self.target, cv2.CAP_FFMPEG)
+
+    def _connected(self, cap) -> str:
+        asked = self.camera.size if self.camera is not None and isinstance(self.target, int) else None
+        return f"{self.name} {size_said(capture_size(cap), asked)}".rstrip()
 
     def _grab_loop(self) -> None:
         pause = self.retry[0]
@@ -229,7 +239,7 @@ class LiveSource(FrameSource):
                 self._closed.wait(pause)
                 pause = min(pause * 2, self.retry[1])
                 continue
-            self.status("connected", self.name)
+            self.status("connected", self._connected(cap))
             pause = self.retry[0]
             while not self.closed:
                 ok, image = cap.read()
@@ -275,6 +285,37 @@ class LiveSource(FrameSource):
             self._thread.join(timeout=2.0)
 
 
+def ask_size(cap, size: tuple[int, int], fourcc: str = "MJPG") -> None:
+    """Ask an open capture for a resolution and pixel format (it answers with the nearest it has)."""
+    cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*fourcc))
+    cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+    cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+
+
+def capture_size(cap) -> tuple[int, int] | None:
+    """The frame size an open capture gives (None where it does not say)."""
+    w, h = int(cap.get(cv2.CAP_PROP_FRAME_WIDTH) or 0), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0)
+    return (w, h) if w > 0 and h > 0 else None
+
+
+def size_said(got: tuple[int, int] | None, asked: tuple[int, int] | None) -> str:
+    """How "connected" names the frame size.
+
+    >>> size_said((3840, 2160), (3840, 2160))
+    'at 3840x2160'
+    >>> size_said((1920, 1080), (3840, 2160))
+    'at 1920x1080 (asked 3840x2160: the nearest this camera gives)'
+    >>> size_said(None, None)
+    ''
+    """
+    if got is None:
+        return ""
+    said = f"at {got[0]}x{got[1]}"
+    if asked is not None and tuple(asked) != got:
+        said += f" (asked {asked[0]}x{asked[1]}: the nearest this camera gives)"
+    return said
+
+
 def open_source(
     spec: int | str | Path | None = None,
     *,
@@ -283,8 +324,10 @@ def open_source(
     interval: float = 1.0,
     on_status: StatusCallback | None = None,
     hub=None,
+    camera=None,
 ) -> FrameSource:
-    """Open a frame source from what a person would type (see the module doc)."""
+    """Open a frame source from what a person would type (see the module doc); `camera`: the
+    config's camera section (the size asked of a USB camera)."""
     if hub is not None and on_status is None:
         def on_status(status: str, detail: str) -> None:
             hub.publish("source", status=status, detail=detail)
@@ -298,7 +341,7 @@ def open_source(
             )
         spec = DEMO_RECORDING
     if isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdigit()):
-        return LiveSource(int(spec), on_status=on_status)
+        return LiveSource(int(spec), on_status=on_status, camera=camera)
     text = str(spec)
     if "://" in text:
         return LiveSource(text, on_status=on_status)
