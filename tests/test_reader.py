@@ -200,8 +200,8 @@ def test_model_version_names_the_weights(reader):
 def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another
     detector input size, with another number of turns, with(out) the gap probe, another recheck,
-    another turned look or another closer look reads differently,
-    so it is another version."""
+    another turned look, another closer look or another filter for shrinking cuts reads
+    differently, so it is another version."""
     from kiosk.vision.reader import _model_version, read_meta
 
     meta = read_meta(MODELS)
@@ -213,8 +213,9 @@ def test_model_version_changes_with_how_the_weights_are_read():
     looking = _model_version(MODELS, {**meta, "turned_look": 30.0})
     closer = _model_version(MODELS, {**meta, "closer_zoom": 2.0})
     surer = _model_version(MODELS, {**meta, "closer_zoom": 1.5, "closer_report_confidence": 0.95})
+    shrinking = _model_version(MODELS, {**meta, "shrink_area": not meta.get("shrink_area", False)})
     assert same == _model_version(MODELS, meta)
-    assert len({same, turned, bigger, probing, rechecking, looking, closer, surer}) == 8
+    assert len({same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking}) == 9
 
 
 def test_bad_frame_is_a_clear_error(reader):

@@ -173,6 +173,8 @@ class CardReader:
         # A single picture adds a card only the closer look read from this confidence: the closer
         # look also finds the indices printed on pictured backs (sweep: docs/detector.md).
         self.closer_report = max(self.report_confidence, float(meta.get("closer_report_confidence", 0.0)))
+        # Cuts larger than the classifier's input are shrunk with an area filter (geometry.square_crop).
+        self.shrink_area = bool(meta.get("shrink_area", False))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -201,14 +203,16 @@ class CardReader:
         if not boxes:
             return np.zeros((0, len(self._card_of)), dtype=np.float32)
         shift, zoom = cut
-        probs = self.classify_crops(np.stack([square_crop(image, b, self.cls_size, shift=shift, zoom=zoom) for b in boxes]))
+        probs = self.classify_crops(np.stack([square_crop(image, b, self.cls_size, shift=shift, zoom=zoom,
+                                                          shrink_area=self.shrink_area) for b in boxes]))
         if not (recheck and self.zooms):
             return probs
         doubt = np.flatnonzero(self.card_mass(probs).max(axis=1) < self.recheck_below)
         if doubt.size:
             total = probs[doubt].copy()
             for z in self.zooms:
-                total += self.classify_crops(np.stack([square_crop(image, boxes[i], self.cls_size, zoom=z) for i in doubt]))
+                total += self.classify_crops(np.stack([square_crop(image, boxes[i], self.cls_size, zoom=z,
+                                                                   shrink_area=self.shrink_area) for i in doubt]))
             probs[doubt] = total / (1 + len(self.zooms))
         return probs
 
@@ -397,6 +401,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["turned_look"] = meta["turned_look"]
     if meta.get("closer_zoom"):
         reading["closer"] = [meta["closer_zoom"], meta.get("closer_report_confidence", 0.0)]
+    if meta.get("shrink_area"):
+        reading["shrink_area"] = True
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"
