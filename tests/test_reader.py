@@ -246,6 +246,21 @@ def test_reading_at_four_quarter_turns_reads_a_turned_cut_as_the_same_card(reade
         reader.turns = saved
 
 
+def test_cuts_larger_than_the_input_are_shrunk_with_an_area_filter(reader, showdown):
+    """`shrink_area` (reader.json, on): an index of a 4K frame, cut larger than the classifier's 64 px,
+    is shrunk with an area filter; resampled bilinearly it would alias (4K tables: docs/pipeline.md)."""
+    import cv2
+
+    from kiosk.vision.prepare import corner_orientations
+
+    big = cv2.resize(showdown.image, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)  # as a 4K camera
+    boxes = [tuple(2 * v for v in box) for card in showdown.scene["cards"] for box, _k in corner_orientations(card)][:8]
+    area = reader.classify_crops(np.stack([square_crop(big, b, reader.cls_size, shrink_area=True) for b in boxes]))
+    bilinear = reader.classify_crops(np.stack([square_crop(big, b, reader.cls_size) for b in boxes]))
+    assert reader.shrink_area
+    assert np.allclose(reader.classify(big, boxes), area, atol=1e-5) and not np.allclose(area, bilinear, atol=1e-3)
+
+
 def test_recheck_reads_only_the_doubtful_cuts_again_at_other_zooms(reader, showdown):
     """`recheck_zooms` (single pictures): a cut whose best card is under `recheck_below` is read again
     at each zoom and the answers averaged; a sure cut keeps its one reading. Camera frames are not

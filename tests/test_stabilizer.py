@@ -843,3 +843,27 @@ def test_a_pip_read_surely_as_a_card_held_at_a_seat_of_13_is_left_out_of_its_14t
     assert not v.confident and "error" in v.result
     copy = [p for p in v.integrity if p.startswith("duplicate card: 9h at seat 1 back")]
     assert len(copy) == 1 and "at seat 2 " in copy[0] and "14th position" in copy[0], v.integrity
+
+
+@pytest.mark.parametrize("stray_confidence, delayed", [(0.39, False), (0.95, True)])
+def test_a_faint_stray_reading_does_not_restart_the_hold(stray_confidence, delayed):
+    """The 4K demo's hand 2: a faint reading (Jh 0.39) at a seat where no card lies, for two frames,
+    restarted the hold on the layout and put the verdict 1.5 s after the last seat opened. A faint
+    reading in a frame or two no longer counts in the layout the hold waits on; a sure one still does."""
+    from kiosk.cards import parse_card
+    from kiosk.vision.detections import CardDetection
+
+    scene = table(*(seat(n) for n in (1, 2, 3, 4)))
+    quiet = _play_given(scene, lambda i, d: None)
+
+    def stray(i: int, d):
+        if i not in (5, 6) or str(d.card) != "9s":  # seat 2's back row, on the left edge
+            return None
+        x1, y1, x2, y2 = d.box
+        dy = 4.0 * (y2 - y1)  # further along the edge, on bare felt (still seat 2)
+        moved = (x1, y1 + dy, x2, y2 + dy)
+        return d, CardDetection(parse_card("Jh"), stray_confidence, moved, (moved,))
+
+    noisy = _play_given(scene, stray)
+    assert quiet and noisy and noisy[-1].showdown == quiet[-1].showdown == expected_showdown()
+    assert (noisy[0].frame_index > quiet[0].frame_index) == delayed, (noisy[0].frame_index, quiet[0].frame_index)

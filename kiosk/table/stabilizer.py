@@ -99,7 +99,7 @@ class Stabilizer:
             if sl.seen >= s.min_votes:
                 sl.was_present = True
         self._track_piles(now, snapshot)
-        signature = tuple(sorted((sl.id, sl.seat) for sl in present))
+        signature = tuple(sorted((sl.id, sl.seat) for sl in present if self._settled(sl)))
         if signature != self._signature:
             self._signature = signature
             self.layout_since = now
@@ -220,6 +220,15 @@ class Stabilizer:
             if sl.was_present or sl.seen >= need or 2 * sl.seen >= self.frames - sl.first_frame + 1:
                 out.append(sl)
         return out
+
+    def _settled(self, sl: Slot) -> bool:
+        """Does this slot count in the layout the hold waits on? A card laid down does at once when
+        read surely, else once `min_votes` frames read it; a faint reading seen in a frame or two (a
+        stray, such as a covered index read as a card) does not restart the hold."""
+        if sl.was_present or sl.seen >= self.settings.min_votes:
+            return True
+        tally = sl.tally()
+        return bool(tally) and tally[0][3] / max(1, tally[0][2]) >= self.settings.min_confidence
 
     def _min_votes(self, final: bool) -> int:
         if final:
