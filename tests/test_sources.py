@@ -117,6 +117,21 @@ def test_stream_that_stops_is_reconnected(tmp_path):
     assert details[events.index("connected")] == f"{path} at 320x180"  # the installer sees what the camera gives
 
 
+def test_a_live_source_decodes_only_the_frames_the_pipeline_takes(tmp_path):
+    """A 4K camera sends 30 frames a second and the pipeline takes about 10: the frames it does not
+    take are grabbed and dropped undecoded (decoding a 4K MJPG frame costs tens of ms of a 2-core CPU)."""
+    src = LiveSource(str(write_video(tmp_path / "cam.mp4", frames=60)), retry=(0.05, 0.1))
+    taken = []
+    for f in src:
+        taken.append(f)
+        time.sleep(0.3)  # a slow pipeline: the grabber runs through the stream meanwhile
+        if len(taken) == 3:
+            break
+    src.close()
+    assert src.grabbed > 10 * src.decoded and src.decoded <= len(taken) + 1, (src.grabbed, src.decoded)
+    assert [f.index for f in taken] == [0, 1, 2]
+
+
 def felt_with_markers(missing=()):
     img = np.full((1080, 1920, 3), (40, 110, 30), np.uint8)
     spots = {0: (150, 850), 1: (200, 100), 2: (1650, 80), 3: (1700, 880)}  # top-left of each marker

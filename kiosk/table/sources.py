@@ -197,7 +197,8 @@ class ImageFileSource(FrameSource):
 
 
 class LiveSource(FrameSource):
-    """A camera or stream: a grabber thread keeps the newest frame; lost -> reconnect."""
+    """A camera or stream: a grabber thread grabs every frame and decodes the newest when the pipeline
+    asks (the others are dropped undecoded); lost -> reconnect."""
 
     live = True
 
@@ -211,6 +212,8 @@ class LiveSource(FrameSource):
         self._cond = threading.Condition()
         self._latest: tuple[np.ndarray, float] | None = None
         self._seq = 0
+        self._wanted = False  # the pipeline waits for a frame: decode the next one grabbed
+        self.grabbed = self.decoded = 0
         self._thread: threading.Thread | None = None
         self._start = time.monotonic()
         self.reconnects = 0
@@ -242,12 +245,22 @@ class LiveSource(FrameSource):
             self.status("connected", self._connected(cap))
             pause = self.retry[0]
             while not self.closed:
-                ok, image = cap.read()
+                if not cap.grab():
+                    break
+                self.grabbed += 1
+                ts = time.monotonic() - self._start
+                with self._cond:
+                    wanted = self._wanted
+                if not wanted:  # decoded only when the pipeline waits: a 4K MJPG frame costs tens of ms
+                    continue
+                ok, image = cap.retrieve()
                 if not ok or image is None:
                     break
+                self.decoded += 1
                 with self._cond:
-                    self._latest = (image, time.monotonic() - self._start)
+                    self._latest = (image, ts)
                     self._seq += 1
+                    self._wanted = False
                     self._cond.notify_all()
             cap.release()
             if self.closed:
@@ -269,6 +282,7 @@ class LiveSource(FrameSource):
         while not self.closed:
             with self._cond:
                 while self._seq == seen and not self.closed:
+                    self._wanted = True
                     self._cond.wait(0.5)
                 if self.closed:
                     break
