@@ -164,7 +164,7 @@ class Motion(_Section):
 class Camera(_Section):
     # The resolution asked of a USB camera (`source: 0`): OpenCV opens most at 640x480 unless
     # asked, and the reader needs pixels: with cards 110 px tall (1080p over the whole felt) 93-97%
-    # of rendered hands of unseen designs read exactly, at 220 px (4K) 200 of 200 (docs/pipeline.md).
+    # of rendered hands of unseen designs read exactly, at 220 px (4K) 398 of 400 (docs/pipeline.md).
     # The camera gives the nearest size it has; the kiosk says which. null: the camera's own.
     # Streams (rtsp://...) are set up in the camera itself. Calibrate at the size the kiosk runs at.
     size: tuple[int, int] | None = (3840, 2160)
