@@ -413,12 +413,15 @@ def frame_size(text: str) -> tuple[int, int]:
     >>> frame_size("3840x2160")
     (3840, 2160)
     """
+    from kiosk.table.config import frame_size_problem
+
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: give the size as WIDTHxHEIGHT, e.g. 3840x2160") from None
-    if not (320 <= w <= 8192 and 240 <= h <= 8192):
-        raise argparse.ArgumentTypeError(f"{text!r}: width 320-8192 and height 240-8192 pixels")
+    problem = frame_size_problem((w, h))
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
     return w, h
 
 

@@ -161,6 +161,17 @@ class Motion(_Section):
     closer_look: bool = False
 
 
+def frame_size_problem(size: tuple[int, int]) -> str | None:
+    """What is wrong with a camera frame size (width, height), if anything.
+
+    >>> frame_size_problem((3840, 2160)) is None, frame_size_problem((3840, 100))
+    (True, 'width 320-8192 and height 240-8192 pixels, got 3840x100')
+    """
+    if 320 <= size[0] <= 8192 and 240 <= size[1] <= 8192:
+        return None
+    return f"width 320-8192 and height 240-8192 pixels, got {size[0]}x{size[1]}"
+
+
 class Camera(_Section):
     # The resolution asked of a USB camera (`source: 0`): OpenCV opens most at 640x480 unless
     # asked, and the reader needs pixels: with cards 110 px tall (1080p over the whole felt) 93-97%
@@ -174,8 +185,9 @@ class Camera(_Section):
     @field_validator("size")
     @classmethod
     def _size(cls, size):
-        if size is not None and not (320 <= size[0] <= 8192 and 240 <= size[1] <= 8192):
-            raise ValueError(f"width 320-8192 and height 240-8192 pixels, got {size[0]}x{size[1]}")
+        problem = size and frame_size_problem(size)
+        if problem:
+            raise ValueError(problem)
         return size
 
     @field_validator("fourcc")
