@@ -11,7 +11,7 @@ import pytest
 from kiosk.cards import CLASS_NAMES, parse_card
 from kiosk.errors import KioskError
 from kiosk.vision.geometry import from_index_frame, orientation_of, square_crop, to_index_frame
-from kiosk.vision.merge import Corner, merge_corners
+from kiosk.vision.merge import Corner, drop_nested, merge_corners
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"
@@ -155,6 +155,22 @@ def test_two_different_cards_are_not_merged():
     assert sorted(str(c.card) for c in cards) == ["2d", "Ks"]
 
 
+def test_an_index_found_again_inside_itself_is_one_card():
+    """The detector finds an index and, inside it, its rank alone; NMS keeps both (IoU 0.4). Read as two
+    indices they were the same card twice (aisleriot-ornamental's fanned rows at 4K)."""
+    whole = corner_at(500, 400, 0, probs(_6h=0.99))
+    x1, y1, x2, y2 = whole.box
+    rank = Corner((x1 + 1, (y1 + y2) / 2, x2 - 1, y2 - 1), 0.4, probs(_6h=0.8), 0, 0.9)
+    assert [str(c.card) for c in merge_corners([whole, rank], (1920, 1080))] == ["6h", "6h"]
+    assert drop_nested([whole, rank]) == [whole]
+    # the surer read stays, whichever of the two boxes it is
+    sure_rank = Corner(rank.box, 0.9, probs(_6h=0.99), 0, 0.9)
+    assert drop_nested([corner_at(500, 400, 0, probs(_6h=0.5, _6d=0.4)), sure_rank]) == [sure_rank]
+    # neighbours of a fanned row overlap a little and both stay
+    b = corner_at(500 + 0.4 * L, 400, 0, probs(Kh=0.97))
+    assert drop_nested([whole, b]) == [whole, b]
+
+
 def test_one_doubtful_corner_is_settled_by_the_other_and_keeps_alternatives():
     """6 vs 9: one corner reads 9c first, 6c second; the other is sure of 6c."""
     a = corner_at(500, 400, 0, probs(_9c=0.55, _6c=0.44))
@@ -200,7 +216,7 @@ def test_model_version_names_the_weights(reader):
 def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another
     detector input size, with another number of turns, with(out) the gap probe, another recheck,
-    another turned look, another closer look or another filter for shrinking cuts reads
+    another turned look, another closer look, another filter for shrinking cuts or another rule for nested finds reads
     differently, so it is another version."""
     from kiosk.vision.reader import _model_version, read_meta
 
@@ -214,8 +230,9 @@ def test_model_version_changes_with_how_the_weights_are_read():
     closer = _model_version(MODELS, {**meta, "closer_zoom": 2.0})
     surer = _model_version(MODELS, {**meta, "closer_zoom": 1.5, "closer_report_confidence": 0.95})
     shrinking = _model_version(MODELS, {**meta, "shrink_area": not meta.get("shrink_area", False)})
+    nesting = _model_version(MODELS, {**meta, "drop_nested": 0.5 if meta.get("drop_nested") else 0.7})
     assert same == _model_version(MODELS, meta)
-    assert len({same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking}) == 9
+    assert len({same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting}) == 10
 
 
 def test_bad_frame_is_a_clear_error(reader):

@@ -171,6 +171,34 @@ def test_measure_index_finds_the_corner_glyphs_and_nothing_on_a_bare_card():
     assert measure_index(_synthetic_card(False)) == ()
 
 
+def test_an_index_whose_pip_touches_its_rank_still_counts():
+    # KDE konqi-modern: in one corner the pip touches the rank (one blob, "no pip" measured), in the
+    # other they stand apart; both corners are indices (the rank-only rule dropped the first)
+    card = _synthetic_card(True)
+    cv2.line(card, (18, 34), (18, 44), (0, 0, 200, 255), 4)  # join K and pip at the top-left only
+    boxes = measure_index(card)
+    assert len(boxes) == 2
+    assert boxes[0][0] <= 9 and boxes[0][1] <= 12 and 56 <= boxes[0][3] <= 64
+    assert boxes[1][0] >= 120 and boxes[1][1] >= 170
+
+
+def test_an_index_touching_a_pip_of_the_card_counts_by_its_turned_twin():
+    # the bottom-right index runs into a pip of the card's body, so it does not measure as an index
+    # of its own; the top-left one turned 180 degrees over the same place looks alike: both count
+    card = _synthetic_card(True)
+    cv2.circle(card, (112, 218), 14, (0, 0, 200, 255), -1)
+    cv2.line(card, (112, 218), (150, 218), (0, 0, 200, 255), 5)  # ... into the K
+    boxes = measure_index(card)
+    assert len(boxes) == 2
+    (x1, y1, x2, y2), (bx1, by1, bx2, by2) = boxes
+    assert (bx1, by1, bx2, by2) == (170 - x2, 240 - y2, 170 - x1, 240 - y1)
+    # a corner with other ink there instead (no index) stays unlabelled
+    card = _synthetic_card(True)
+    card[170:, 125:] = 255
+    cv2.ellipse(card, (150, 215), (14, 20), 0, 0, 360, (0, 0, 0), 3)
+    assert len(measure_index(card)) == 1
+
+
 def test_every_design_has_measured_index_boxes_of_a_steady_size():
     for deck_id in list_decks():
         info = deck_info(deck_id)

@@ -279,8 +279,9 @@ def measure_index(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, ...]
     tl_parts = _index_parts(image, max_width)
     br_parts = _index_parts(image[::-1, ::-1], max_width)
     # a corner showing the rank without its pip (while the other corner has both) cannot
-    # name the card: not an index
-    if tl_parts and br_parts and tl_parts[1] != br_parts[1]:
+    # name the card: not an index. Unless it is as tall as the other corner's rank and pip:
+    # then the pip touches the rank and was measured as one blob with it (KDE konqi-modern)
+    if tl_parts and br_parts and tl_parts[1] != br_parts[1] and not _same_height(tl_parts[0], br_parts[0]):
         if tl_parts[1]:
             br_parts = None
         else:
@@ -299,6 +300,14 @@ def measure_index(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, ...]
         boxes.append(tl)
     if br is not None:
         boxes.append((w - br[2], h - br[3], w - br[0], h - br[1]))
+    if len(boxes) == 1:
+        # the other corner's glyphs may touch a pip or the picture, so that they do not measure
+        # as an index of their own; the same place turned 180 degrees counts when its ink is the
+        # found index's turned (an unlabelled visible index teaches the detector to skip it)
+        found = boxes[0]
+        turned = (w - found[2], h - found[3], w - found[0], h - found[1])
+        if _same_glyphs(ink_mask(image), found, turned):
+            boxes = [found, turned] if tl is not None else [turned, found]
     # some decks (Dondorf) print the index in all four corners: the other two count when
     # they look like the first (same size, same ink), never a pip that happens to sit there
     ref = tl
@@ -317,6 +326,15 @@ def measure_index(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, ...]
             if _same_glyphs(ink, ref, box):
                 boxes.append(box)
     return tuple(boxes)
+
+
+def _same_height(a: Box, b: Box) -> bool:
+    """Two corner boxes of one card about as tall (a rank alone is about half of rank and pip).
+
+    >>> _same_height((2, 2, 40, 80), (5, 4, 40, 80)), _same_height((2, 2, 40, 40), (5, 4, 40, 80))
+    (True, False)
+    """
+    return 0.85 <= (a[3] - a[1]) / (b[3] - b[1]) <= 1.18
 
 
 def _same_glyphs(ink: np.ndarray, a: Box, b: Box) -> bool:

@@ -18,7 +18,7 @@ import numpy as np
 
 from kiosk.cards import CLASS_NAMES, parse_card
 from kiosk.vision.detections import CardDetection
-from kiosk.vision.geometry import box_center, clip_box, index_size, to_index_frame, union_box
+from kiosk.vision.geometry import box_center, clip_box, index_size, inside_share, to_index_frame, union_box
 
 CARDS = tuple(parse_card(n) for n in CLASS_NAMES)
 
@@ -98,6 +98,28 @@ def _join_four_index_cards(groups: list[tuple[int, ...]], corners: list[Corner])
             if changed:
                 break
     return groups
+
+
+def drop_nested(corners: list[Corner], share: float = 0.7) -> list[Corner]:
+    """Keep one of two finds where one lies (mostly) inside the other: the detector finds an index
+    and, inside it, its rank alone; NMS keeps both (their IoU is small), and read as two indices of
+    two cards they would be one card twice. The surer read stays.
+
+    >>> p = np.zeros(53); p[0] = 0.9
+    >>> whole, rank = Corner((0, 0, 20, 40), 0.9, p, 0, 1.0), Corner((2, 2, 18, 20), 0.5, p * 0.8, 0, 1.0)
+    >>> drop_nested([rank, whole]) == [whole], len(drop_nested([whole, Corner((30, 0, 50, 40), 0.9, p, 0, 1.0)]))
+    (True, 2)
+    """
+    def sureness(c: Corner) -> float:
+        return float(c.card_probs.max()) * min(1.0, 0.6 + c.score)
+
+    order = sorted(range(len(corners)), key=lambda i: -sureness(corners[i]))
+    kept: list[int] = []
+    for i in order:
+        a = corners[i].box
+        if not any(max(inside_share(a, corners[k].box), inside_share(corners[k].box, a)) >= share for k in kept):
+            kept.append(i)
+    return [corners[i] for i in sorted(kept)]
 
 
 def _normalise(p: np.ndarray) -> np.ndarray:

@@ -30,7 +30,7 @@ from kiosk.vision.detections import Detections
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
 from kiosk.vision.closer import card_groups, found_again_or_sure, not_found_again, pack
 from kiosk.vision.geometry import centre_inside_any, clip_box, square_crop
-from kiosk.vision.merge import Corner, merge_corners
+from kiosk.vision.merge import Corner, drop_nested, merge_corners
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
 from kiosk.vision.still import AS_FOUND, StillIndices
 
@@ -175,6 +175,8 @@ class CardReader:
         self.closer_report = max(self.report_confidence, float(meta.get("closer_report_confidence", 0.0)))
         # Cuts larger than the classifier's input are shrunk with an area filter (geometry.square_crop).
         self.shrink_area = bool(meta.get("shrink_area", False))
+        # Of two finds one inside the other (an index and its rank alone), only the surer is read.
+        self.drop_nested = float(meta.get("drop_nested", 0.0))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -351,6 +353,8 @@ class CardReader:
         indices the gaps added."""
         probs = self.classify(image, [b for b, _ in found], recheck, cut)
         corners = self.corners_from(found, probs)
+        if self.drop_nested:
+            corners = drop_nested(corners, self.drop_nested)
         probed = 0
         if self.probe_gaps:
             extra = self.read_gaps(image, corners, rois, recheck)
@@ -403,6 +407,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["closer"] = [meta["closer_zoom"], meta.get("closer_report_confidence", 0.0)]
     if meta.get("shrink_area"):
         reading["shrink_area"] = True
+    if meta.get("drop_nested"):
+        reading["drop_nested"] = meta["drop_nested"]
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"
