@@ -306,7 +306,7 @@ def measure_index(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, ...]
         # found index's turned (an unlabelled visible index teaches the detector to skip it)
         found = boxes[0]
         turned = (w - found[2], h - found[3], w - found[0], h - found[1])
-        if _same_glyphs(ink_mask(image), found, turned):
+        if _same_glyphs(ink_mask(image), found, turned, least=0.6):
             boxes = [found, turned] if tl is not None else [turned, found]
     # some decks (Dondorf) print the index in all four corners: the other two count when
     # they look like the first (same size, same ink), never a pip that happens to sit there
@@ -337,7 +337,7 @@ def _same_height(a: Box, b: Box) -> bool:
     return 0.85 <= (a[3] - a[1]) / (b[3] - b[1]) <= 1.18
 
 
-def _same_glyphs(ink: np.ndarray, a: Box, b: Box) -> bool:
+def _same_glyphs(ink: np.ndarray, a: Box, b: Box, least: float = 0.75) -> bool:
     wa, ha = a[2] - a[0], a[3] - a[1]
     wb, hb = b[2] - b[0], b[3] - b[1]
     if not (0.85 <= hb / ha <= 1.18 and 0.7 <= wb / wa <= 1.43):
@@ -351,7 +351,7 @@ def _same_glyphs(ink: np.ndarray, a: Box, b: Box) -> bool:
     ca, cb = ca - ca.mean(), cb - cb.mean()
     denom = float(np.sqrt((ca * ca).sum() * (cb * cb).sum()))
     # either printed upright in that corner or turned 180 degrees
-    return denom > 0 and max(float((ca * cb).sum()), float((ca * cb[::-1, ::-1]).sum())) / denom > 0.75
+    return denom > 0 and max(float((ca * cb).sum()), float((ca * cb[::-1, ::-1]).sum())) / denom > least
 
 
 def drop_outliers(meta: dict) -> dict:
