@@ -230,7 +230,7 @@ def test_model_version_changes_with_how_the_weights_are_read():
     closer = _model_version(MODELS, {**meta, "closer_zoom": 2.0})
     surer = _model_version(MODELS, {**meta, "closer_zoom": 1.5, "closer_report_confidence": 0.95})
     shrinking = _model_version(MODELS, {**meta, "shrink_area": not meta.get("shrink_area", False)})
-    nesting = _model_version(MODELS, {**meta, "drop_nested": 0.5 if meta.get("drop_nested") else 0.7})
+    nesting = _model_version(MODELS, {**meta, "drop_nested": 0.0 if meta.get("drop_nested") else 0.5})
     assert same == _model_version(MODELS, meta)
     assert len({same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting}) == 10
 
