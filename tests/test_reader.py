@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -82,6 +83,13 @@ def test_scoring_counts_a_right_reading_of_an_unlabelled_card_apart_and_only_onc
     assert score_scene(scene, [right, reading("7d", (210, 10, 222, 34))])[5:] == (["7d"], 0)
     assert score_scene(scene, [right, reading("7h", (500, 300, 512, 324))])[5:] == (["7h"], 0)
     assert score_scene(scene, [right, reading("2c", (410, 10, 422, 34))])[5:] == (["2c"], 0)  # face down
+    # where the extra readings lie (kiosk eval prints it: a back that pictures cards shows as "a face-down card")
+    places = Counter()
+    score_scene(scene, [right, reading("7h", (210, 10, 222, 34)), reading("7h", (240, 50, 252, 74)),
+                        reading("7d", (210, 10, 222, 34)), reading("Ad", (410, 10, 422, 34)),
+                        reading("9s", (600, 300, 612, 324))], places)
+    assert places == {"the card it names": 1, "another face-up card": 1, "a face-down card": 1,
+                      "no card (felt, props, the stub)": 1}
 
 
 # -- geometry ---------------------------------------------------------------------------

@@ -101,6 +101,8 @@ def _print(result, summary, kind) -> None:
         print("missed: " + " ".join(f"{c} x{n}" for c, n in result.missed.most_common(10)))
     if result.extra:
         print("extra readings: " + " ".join(f"{c} x{n}" for c, n in result.extra.most_common(10)))
+    if result.extra_places:
+        print("extra readings lie on: " + ", ".join(f"{where} {n}" for where, n in result.extra_places.most_common()))
 
 
 def summary_kind(t, r):

@@ -47,6 +47,7 @@ class EvalResult:
     confusions: Counter = field(default_factory=Counter)  # (true, read) -> count
     missed: Counter = field(default_factory=Counter)  # true -> count
     extra: Counter = field(default_factory=Counter)  # read -> count
+    extra_places: Counter = field(default_factory=Counter)  # extra_place -> count
     correct_by: Counter = field(default_factory=Counter)  # true -> correctly read count
     unlabelled_right: int = 0  # right readings of cards with no labelled index (not in `readings`)
     ms: list = field(default_factory=list)
@@ -97,6 +98,7 @@ class EvalResult:
             "confusion_kinds": dict(self.confusion_kinds()),
             "missed": self.missed.most_common(10),
             "extra": self.extra.most_common(10),
+            "extra_places": dict(self.extra_places.most_common()),
             "by_deck": {
                 deck: {"labelled": n, "precision": round(c / r, 4) if r else None, "recall": round(c / n, 4) if n else None}
                 for deck, (n, r, c) in sorted(self.by_deck.items())
@@ -147,11 +149,12 @@ def _scene_items(root: Path, split: str):
         yield root / "images" / split / scene["image"], scene
 
 
-def score_scene(scene: dict, cards) -> tuple[int, int, list, list, list, list, int]:
+def score_scene(scene: dict, cards, places: Counter | None = None) -> tuple[int, int, list, list, list, list, int]:
     """(labelled, readings, cards read right, confusions, missed, extra, unlabelled right) for one scene.
 
     `readings` leaves out the `unlabelled right` ones: readings matching no labelled index
     that name a face-up card with no labelled index, lying under the reading, read once.
+    `places`, when given, counts where each extra reading lies (`extra_place`).
     """
     truth = [c for c in scene["cards"] if c.get("face_up", True) and c.get("corners")]
     pairs = []
@@ -186,7 +189,23 @@ def score_scene(scene: dict, cards) -> tuple[int, int, list, list, list, list, i
             bonus += 1
         else:
             extra.append(name)
+            if places is not None:
+                places[extra_place(scene, name, cards[i].box)] += 1
     return len(truth), len(cards) - bonus, right, confusions, missed, extra, bonus
+
+
+def extra_place(scene: dict, name: str, box) -> str:
+    """Where a reading that matches no labelled index lies: on the card it names (read twice, or at an
+    index too covered to be labelled), on a face-down card (a back that pictures cards), on another
+    face-up card, or on no card at all (felt, chips, the deck's stub)."""
+    under = [c for c in scene["cards"] if _inside(box_center(box), c["polygon"])]
+    if not under:
+        return "no card (felt, props, the stub)"
+    if any(c.get("face_up", True) and c["card"] == name for c in under):
+        return "the card it names"
+    if not under[-1].get("face_up", True):  # scene cards are listed in the order they were laid
+        return "a face-down card"
+    return "another face-up card"
 
 
 def _inside(point, polygon) -> bool:
@@ -219,7 +238,7 @@ def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None =
     if not items:
         raise KioskError(f"{root}: scenes/{split}/ is empty")
     for image_path, scene, dets in _read_all(reader, items, result, progress):
-        labelled, readings, right, confusions, missed, extra, bonus = score_scene(scene, dets.cards)
+        labelled, readings, right, confusions, missed, extra, bonus = score_scene(scene, dets.cards, result.extra_places)
         correct = len(right)
         result.unlabelled_right += bonus
         result.correct_by.update(right)
