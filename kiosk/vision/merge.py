@@ -100,10 +100,10 @@ def _join_four_index_cards(groups: list[tuple[int, ...]], corners: list[Corner])
     return groups
 
 
-def drop_nested(corners: list[Corner], share: float = 0.7) -> list[Corner]:
-    """Keep one of two finds where one lies (mostly) inside the other: the detector finds an index
-    and, inside it, its rank alone; NMS keeps both (their IoU is small), and read as two indices of
-    two cards they would be one card twice. The surer read stays.
+def drop_nested(corners: list[Corner], share: float = 0.5) -> list[Corner]:
+    """Keep one of two finds where one lies (at least `share` of it) inside the other: the detector
+    finds an index and, inside it, its rank alone; NMS keeps both (their IoU is small), and read as
+    two indices of two cards they would be one card twice. The surer read stays.
 
     >>> p = np.zeros(53); p[0] = 0.9
     >>> whole, rank = Corner((0, 0, 20, 40), 0.9, p, 0, 1.0), Corner((2, 2, 18, 20), 0.5, p * 0.8, 0, 1.0)
