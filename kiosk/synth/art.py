@@ -300,19 +300,19 @@ def measure_index(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, ...]
         boxes.append(tl)
     if br is not None:
         boxes.append((w - br[2], h - br[3], w - br[0], h - br[1]))
+    ink = ink_mask(image)
     if len(boxes) == 1:
         # the other corner's glyphs may touch a pip or the picture, so that they do not measure
         # as an index of their own; the same place turned 180 degrees counts when its ink is the
         # found index's turned (an unlabelled visible index teaches the detector to skip it)
         found = boxes[0]
         turned = (w - found[2], h - found[3], w - found[0], h - found[1])
-        if _same_glyphs(ink_mask(image), found, turned, least=0.6):
+        if _same_glyphs(ink, found, turned, least=0.6):
             boxes = [found, turned] if tl is not None else [turned, found]
     # some decks (Dondorf) print the index in all four corners: the other two count when
     # they look like the first (same size, same ink), never a pip that happens to sit there
     ref = tl
     if ref is not None:
-        ink = ink_mask(image)
         tr_parts = _index_parts(image[:, ::-1], max_width)
         bl_parts = _index_parts(image[::-1, :], max_width)
         extra = []
@@ -338,9 +338,7 @@ def _same_height(a: Box, b: Box) -> bool:
 
 
 def _same_glyphs(ink: np.ndarray, a: Box, b: Box, least: float = 0.75) -> bool:
-    wa, ha = a[2] - a[0], a[3] - a[1]
-    wb, hb = b[2] - b[0], b[3] - b[1]
-    if not (0.85 <= hb / ha <= 1.18 and 0.7 <= wb / wa <= 1.43):
+    if not (_same_height(b, a) and 0.7 <= (b[2] - b[0]) / (a[2] - a[0]) <= 1.43):
         return False
 
     def crop(box):

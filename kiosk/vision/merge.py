@@ -100,6 +100,11 @@ def _join_four_index_cards(groups: list[tuple[int, ...]], corners: list[Corner])
     return groups
 
 
+def detection_factor(score: float) -> float:
+    """How far a detector score lets a reading's confidence go: a faint detection caps it."""
+    return min(1.0, 0.6 + score)
+
+
 def drop_nested(corners: list[Corner], share: float = 0.5) -> list[Corner]:
     """Keep one of two finds where one lies (at least `share` of it) inside the other: the detector
     finds an index and, inside it, its rank alone; NMS keeps both (their IoU is small), and read as
@@ -111,7 +116,7 @@ def drop_nested(corners: list[Corner], share: float = 0.5) -> list[Corner]:
     (True, 2)
     """
     def sureness(c: Corner) -> float:
-        return float(c.card_probs.max()) * min(1.0, 0.6 + c.score)
+        return float(c.card_probs.max()) * detection_factor(c.score)
 
     order = sorted(range(len(corners)), key=lambda i: -sureness(corners[i]))
     kept: list[int] = []
@@ -179,7 +184,7 @@ def merge_corners(corners: list[Corner], image_size: tuple[int, int], n_alternat
             probs = m.card_probs
             box = m.box
         score = min(m.score for m in members)
-        det_factor = min(1.0, 0.6 + score)  # a faint detection caps the confidence
+        det_factor = detection_factor(score)
         order = _top(probs, 1 + n_alternatives)
         best = order[0]
         conf = float(probs[best]) * det_factor
