@@ -224,7 +224,7 @@ def test_model_version_names_the_weights(reader):
 def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another
     detector input size, with another number of turns, with(out) the gap probe, another recheck,
-    another turned look, another closer look, another filter for shrinking cuts or another rule for nested finds reads
+    another turned look, another closer look, another filter for shrinking cuts, another rule for nested finds or small indices reads
     differently, so it is another version."""
     from kiosk.vision.reader import _model_version, read_meta
 
@@ -239,8 +239,9 @@ def test_model_version_changes_with_how_the_weights_are_read():
     surer = _model_version(MODELS, {**meta, "closer_zoom": 1.5, "closer_report_confidence": 0.95})
     shrinking = _model_version(MODELS, {**meta, "shrink_area": not meta.get("shrink_area", False)})
     nesting = _model_version(MODELS, {**meta, "drop_nested": 0.0 if meta.get("drop_nested") else 0.5})
+    scaling = _model_version(MODELS, {**meta, "small_index": 0.0 if meta.get("small_index") else 0.5})
     assert same == _model_version(MODELS, meta)
-    assert len({same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting}) == 10
+    assert len({same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling}) == 11
 
 
 def test_bad_frame_is_a_clear_error(reader):
@@ -333,6 +334,59 @@ def test_reads_a_rendered_showdown_of_an_unseen_deck(reader, showdown):
         x1, y1, x2, y2 = det.box
         assert 0 <= x1 < x2 <= 1920 and 0 <= y1 < y2 <= 1080
         assert det.corners and len(det.corners) <= 4
+
+
+def _print_four_aces(scene, image: np.ndarray, share: float) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """The picture of four fanned aces some backs print (kde-nicu-ornamental, -white), `share` of the
+    scene's card height, printed on free felt; returns the picture and where the aces lie."""
+    import cv2
+
+    from kiosk.synth.art import load_deck
+
+    polygons = [np.asarray(c["polygon"], np.float32) for c in scene["cards"]]
+    card_height = float(np.median([max(cv2.minAreaRect(p)[1]) for p in polygons]))
+    deck = load_deck(scene["deck"])
+    aces = []
+    for name in ("Ac", "Ad", "Ah", "As"):
+        art = deck.cards[name].image
+        f = share * card_height / art.shape[0]
+        aces.append(cv2.resize(art, None, fx=f, fy=f, interpolation=cv2.INTER_AREA))
+    h, w = aces[0].shape[:2]
+    step = int(0.35 * w)
+    width = w + 3 * step
+    covered = np.zeros(image.shape[:2], np.uint8)
+    for p in polygons:
+        cv2.fillPoly(covered, [p.astype(np.int32)], 255)
+    free = cv2.erode(255 - covered, np.ones((h + 20, width + 20), np.uint8))
+    ys, xs = np.nonzero(free)
+    y0, x0 = int(ys[len(ys) // 2]) - h // 2, int(xs[len(xs) // 2]) - width // 2
+    out = image.copy()
+    for k, ace in enumerate(aces):
+        x = x0 + k * step
+        alpha = ace[..., 3:4] / 255.0
+        out[y0:y0 + h, x:x + w] = (out[y0:y0 + h, x:x + w] * (1 - alpha) + ace[..., :3] * alpha).astype(np.uint8)
+    return out, (x0, y0, x0 + width, y0 + h)
+
+
+@pytest.mark.slow
+def test_indices_printed_far_smaller_than_the_tables_are_not_read(reader, showdown):
+    """Four aces pictured on felt at a third of a card's size (as kde-nicu backs print them) read as
+    four more aces; `small_index` (kiosk.vision.scale) drops them, and only them."""
+    import copy
+
+    picture, (x1, y1, x2, y2) = _print_four_aces(showdown.scene, showdown.image, 0.35)
+
+    def on_print(dets):
+        return [c for c in dets.cards if x1 - 5 <= c.center[0] <= x2 + 5 and y1 - 5 <= c.center[1] <= y2 + 5]
+
+    blind = copy.copy(reader)
+    blind.small_index = 0.0
+    assert len(on_print(blind.read(picture))) >= 2  # the printed aces do read as cards without the rule
+    assert reader.small_index == 0.5
+    read = reader.read(picture)
+    assert on_print(read) == []
+    plain = reader.read(showdown.image)
+    assert sorted(str(c.card) for c in read.cards) == sorted(str(c.card) for c in plain.cards)
 
 
 @pytest.mark.slow

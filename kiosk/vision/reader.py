@@ -31,6 +31,7 @@ from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
 from kiosk.vision.closer import card_groups, found_again_or_sure, not_found_again, pack
 from kiosk.vision.geometry import centre_inside_any, clip_box, square_crop
 from kiosk.vision.merge import Corner, drop_nested, merge_corners
+from kiosk.vision.scale import drop_small
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
 from kiosk.vision.still import AS_FOUND, StillIndices
 
@@ -177,6 +178,8 @@ class CardReader:
         self.shrink_area = bool(meta.get("shrink_area", False))
         # Of two finds one inside the other (an index and its rank alone), only the surer is read.
         self.drop_nested = float(meta.get("drop_nested", 0.0))
+        # A card whose index is under this share of the frame's typical index is not read (kiosk.vision.scale).
+        self.small_index = float(meta.get("small_index", 0.0))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -334,6 +337,8 @@ class CardReader:
             joined = join_turned(tuple(cards), tuple(more), floor=self.report_confidence)
             added, cards = len({id(c) for c in joined} & {id(m) for m in more}), list(joined)
             ms_closer = (time.perf_counter() - tc) * 1000
+        if self.small_index:
+            cards = drop_small(cards, self.small_index)
         t2 = time.perf_counter()
         meta = {
             "backend": self.backend,
@@ -409,6 +414,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["shrink_area"] = True
     if meta.get("drop_nested"):
         reading["drop_nested"] = meta["drop_nested"]
+    if meta.get("small_index"):
+        reading["small_index"] = meta["small_index"]
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"

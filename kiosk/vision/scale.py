@@ -1,0 +1,42 @@
+"""One table, one scale: every card on the felt lies the same distance from the overhead camera and
+the house deck prints every index the same size, so an index far smaller than the others is not a
+card's index. It is one printed on something: the four aces pictured on a back (kde-nicu-ornamental
+and -white picture them at a third of the real size), a card drawn on a chip, a sleeve, the felt.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiosk.vision.detections import CardDetection
+
+# The typical index: this quantile of the read indices' sizes. Above the median, so that a frame
+# whose face-down cards show many pictured indices still measures the real ones.
+TYPICAL_QUANTILE = 0.75
+# Fewer readings than this say too little about the table's scale (a close photo of three cards).
+LEAST_READINGS = 8
+
+
+def index_size(card: CardDetection) -> float:
+    """The longer side of the card's largest index box: about the index's height at any turn
+    (an index about 0.4 as wide as tall measures 0.99-1.08 of its height turned by 0-90 degrees)."""
+    boxes = card.corners or (card.box,)
+    return max(max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes)
+
+
+def drop_small(cards: tuple[CardDetection, ...] | list[CardDetection], share: float) -> list[CardDetection]:
+    """The cards whose index is at least `share` of the typical index of the frame.
+
+    >>> from kiosk.cards import parse_card
+    >>> real = [CardDetection(parse_card(c), 0.9, (0, 0, 20, 50)) for c in "2c 3c 4c 5c 6c 7c 8c 9c".split()]
+    >>> pictured = CardDetection(parse_card("As"), 0.99, (100, 100, 107, 117))
+    >>> [str(c.card) for c in drop_small(real + [pictured], 0.5)][-1]
+    '9c'
+    >>> len(drop_small(real[:3] + [pictured], 0.5))  # too few readings to know the table's scale
+    4
+    """
+    cards = list(cards)
+    if share <= 0 or len(cards) < LEAST_READINGS:
+        return cards
+    typical = float(np.quantile([index_size(c) for c in cards], TYPICAL_QUANTILE))
+    return [c for c in cards if index_size(c) >= share * typical]
