@@ -12,7 +12,7 @@ import pytest
 from kiosk.cards import CLASS_NAMES, parse_card
 from kiosk.errors import KioskError
 from kiosk.vision.geometry import from_index_frame, orientation_of, square_crop, to_index_frame
-from kiosk.vision.merge import Corner, drop_nested, merge_corners
+from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"
@@ -179,6 +179,24 @@ def test_an_index_found_again_inside_itself_is_one_card():
     assert drop_nested([whole, b]) == [whole, b]
 
 
+def test_an_index_found_twice_a_little_apart_is_one_card():
+    """The detector finds one index twice, shifted by half its height (IoU about 0.35, so NMS keeps
+    both). Where the card shows only that index (covered in a fanned row) nothing merges them and the
+    card read twice (kenney at 4K: 17 of 20 wrong readings); the surer reading stays."""
+    a = corner_at(500, 400, 0, probs(Ad=0.97))
+    shifted = corner_at(500, 400 + 0.5 * L, 0, probs(Ad=0.7, Ah=0.2), conf=0.9)
+    cards = merge_corners([a, shifted], (1920, 1080))
+    assert [str(c.card) for c in cards] == ["Ad", "Ad"]
+    kept = drop_twins(cards)
+    assert len(kept) == 1 and kept[0].corners == (a.box,)
+    # the same card read two index lengths apart is not one index found twice
+    far = corner_at(500, 400 + 2.2 * L, 0, probs(Ad=0.7), conf=0.9)
+    assert len(drop_twins(merge_corners([a, far], (1920, 1080)))) == 2
+    # neighbours of a fanned row are other cards and stay
+    row = [corner_at(500 + i * 0.45 * L, 400, 0, probs(**{n: 0.97})) for i, n in enumerate(("Ad", "Kd", "_9c"))]
+    assert len(drop_twins(merge_corners(row, (1920, 1080)))) == 3
+
+
 def test_one_doubtful_corner_is_settled_by_the_other_and_keeps_alternatives():
     """6 vs 9: one corner reads 9c first, 6c second; the other is sure of 6c."""
     a = corner_at(500, 400, 0, probs(_9c=0.55, _6c=0.44))
@@ -224,7 +242,7 @@ def test_model_version_names_the_weights(reader):
 def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another
     detector input size, with another number of turns, with(out) the gap probe, another recheck,
-    another turned look, another closer look, another filter for shrinking cuts, another rule for nested finds or small indices reads
+    another turned look, another closer look, another filter for shrinking cuts, another rule for nested finds, small indices or twins reads
     differently, so it is another version."""
     from kiosk.vision.reader import _model_version, read_meta
 
@@ -240,8 +258,10 @@ def test_model_version_changes_with_how_the_weights_are_read():
     shrinking = _model_version(MODELS, {**meta, "shrink_area": not meta.get("shrink_area", False)})
     nesting = _model_version(MODELS, {**meta, "drop_nested": 0.0 if meta.get("drop_nested") else 0.5})
     scaling = _model_version(MODELS, {**meta, "small_index": 0.0 if meta.get("small_index") else 0.5})
+    twins = _model_version(MODELS, {**meta, "twin_reach": 0.0 if meta.get("twin_reach") else 1.0})
     assert same == _model_version(MODELS, meta)
-    assert len({same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling}) == 11
+    versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins}
+    assert len(versions) == 12
 
 
 def test_bad_frame_is_a_clear_error(reader):

@@ -30,7 +30,7 @@ from kiosk.vision.detections import Detections
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
 from kiosk.vision.closer import card_groups, found_again_or_sure, not_found_again, pack
 from kiosk.vision.geometry import centre_inside_any, clip_box, square_crop
-from kiosk.vision.merge import Corner, drop_nested, merge_corners
+from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
 from kiosk.vision.scale import drop_small
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
 from kiosk.vision.still import AS_FOUND, StillIndices
@@ -180,6 +180,8 @@ class CardReader:
         self.drop_nested = float(meta.get("drop_nested", 0.0))
         # A card whose index is under this share of the frame's typical index is not read (kiosk.vision.scale).
         self.small_index = float(meta.get("small_index", 0.0))
+        # Of two readings of one card within this many index lengths, only the surer is kept (merge.drop_twins).
+        self.twin_reach = float(meta.get("twin_reach", 0.0))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -277,6 +279,8 @@ class CardReader:
             again = self.read(picture, source=source, recheck=True)
             found = tuple(detection_back(c, back, w, h) for c in again.cards if c.confidence >= self.report_confidence)
             cards = join_turned(cards, found)
+            if self.twin_reach:
+                cards = tuple(drop_twins(list(cards), self.twin_reach))
             meta = {**dets.meta, "turned_reads": len(found), "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
             dets = replace(dets, meta=meta)
         return replace(dets, cards=cards)
@@ -339,6 +343,8 @@ class CardReader:
             ms_closer = (time.perf_counter() - tc) * 1000
         if self.small_index:
             cards = drop_small(cards, self.small_index)
+        if self.twin_reach:
+            cards = drop_twins(cards, self.twin_reach)
         t2 = time.perf_counter()
         meta = {
             "backend": self.backend,
@@ -416,6 +422,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["drop_nested"] = meta["drop_nested"]
     if meta.get("small_index"):
         reading["small_index"] = meta["small_index"]
+    if meta.get("twin_reach"):
+        reading["twin_reach"] = meta["twin_reach"]
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"

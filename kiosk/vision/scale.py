@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiosk.vision.detections import CardDetection
+from kiosk.vision.geometry import index_size
 
 # The typical index: this quantile of the read indices' sizes. Above the median, so that a frame
 # whose face-down cards show many pictured indices still measures the real ones.
@@ -17,11 +18,10 @@ TYPICAL_QUANTILE = 0.75
 LEAST_READINGS = 8
 
 
-def index_size(card: CardDetection) -> float:
+def card_index_size(card: CardDetection) -> float:
     """The longer side of the card's largest index box: about the index's height at any turn
     (an index about 0.4 as wide as tall measures 0.99-1.08 of its height turned by 0-90 degrees)."""
-    boxes = card.corners or (card.box,)
-    return max(max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes)
+    return max(index_size(b) for b in card.corners or (card.box,))
 
 
 def drop_small(cards: tuple[CardDetection, ...] | list[CardDetection], share: float) -> list[CardDetection]:
@@ -38,5 +38,5 @@ def drop_small(cards: tuple[CardDetection, ...] | list[CardDetection], share: fl
     cards = list(cards)
     if share <= 0 or len(cards) < LEAST_READINGS:
         return cards
-    typical = float(np.quantile([index_size(c) for c in cards], TYPICAL_QUANTILE))
-    return [c for c in cards if index_size(c) >= share * typical]
+    typical = float(np.quantile([card_index_size(c) for c in cards], TYPICAL_QUANTILE))
+    return [c for c in cards if card_index_size(c) >= share * typical]
