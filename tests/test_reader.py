@@ -242,7 +242,7 @@ def test_model_version_names_the_weights(reader):
 def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another
     detector input size, with another number of turns, with(out) the gap probe, another recheck,
-    another turned look, another closer look, another filter for shrinking cuts, another rule for nested finds, small indices or twins reads
+    another turned look, another closer look, another filter for shrinking cuts, another rule for nested finds, small indices or twins, or another report line for single pictures reads
     differently, so it is another version."""
     from kiosk.vision.reader import _model_version, read_meta
 
@@ -259,9 +259,11 @@ def test_model_version_changes_with_how_the_weights_are_read():
     nesting = _model_version(MODELS, {**meta, "drop_nested": 0.0 if meta.get("drop_nested") else 0.5})
     scaling = _model_version(MODELS, {**meta, "small_index": 0.0 if meta.get("small_index") else 0.5})
     twins = _model_version(MODELS, {**meta, "twin_reach": 0.0 if meta.get("twin_reach") else 1.0})
+    reporting = _model_version(MODELS, {**meta, "report_confidence": 0.7 if meta.get("report_confidence") != 0.7 else 0.5})
     assert same == _model_version(MODELS, meta)
-    versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins}
-    assert len(versions) == 12
+    versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins,
+                reporting}
+    assert len(versions) == 13
 
 
 def test_bad_frame_is_a_clear_error(reader):

@@ -408,6 +408,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
                 digest.update(part.read_bytes())
     # How the weights are read changes the readings as much as the weights do.
     reading = {k: meta.get(k) for k in ("det_conf", "det_iou", "bg_threshold", "min_confidence", "classify_turns")}
+    if meta.get("report_confidence", 0.6) != 0.6:  # hashed since it left 0.6, so older versions keep their names
+        reading["report_confidence"] = meta["report_confidence"]
     if meta.get("probe_gaps"):
         reading["probe_gaps"] = True
     if meta.get("recheck_zooms"):
