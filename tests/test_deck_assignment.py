@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kiosk.cards import parse_cards
-from kiosk.table.deck_assignment import NEVER, NO_CARD, assign_cards
+from kiosk.deck_assignment import NEVER, NO_CARD, assign_cards
 
 POOL = parse_cards("Th 6h 5h 2c As")
 

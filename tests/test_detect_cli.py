@@ -117,3 +117,27 @@ def test_unknown_folder_and_missing_models_are_clear_errors(tmp_path):
     cv2.imwrite(str(img), 255 * __import__("numpy").ones((64, 64, 3), "uint8"))
     run = kiosk("detect", str(img), "--models", str(tmp_path))
     assert run.returncode != 0 and "reader.json" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.slow
+def test_a_picture_holds_one_deck_unless_told_many(frames, tmp_path):
+    """By default `kiosk detect` reads each card at most once in a picture; `--many-decks` reads
+    a card printed twice twice (here the half of a showdown that holds more cards printed again
+    over its other half)."""
+    (source, scene), = frames[:1]
+    image = cv2.imread(str(source))
+    half = image.shape[1] // 2
+    centres = [sum(x for x, _ in c["polygon"]) / len(c["polygon"]) for c in scene["cards"] if c.get("corners")]
+    if sum(x >= half for x in centres) > len(centres) / 2:  # print the half that holds more cards
+        image[:, :half] = image[:, half:2 * half].copy()
+    else:
+        image[:, half:2 * half] = image[:, :half].copy()
+    path = tmp_path / "two_decks.jpg"
+    cv2.imwrite(str(path), image)
+    names = {}
+    for flag in ((), ("--many-decks",)):
+        done = kiosk("detect", str(path), "--json", *flag)
+        assert done.returncode == 0, done.stderr
+        names[flag] = [c["card"] for c in json.loads(done.stdout)[0]["cards"]]
+    assert len(set(names[()])) == len(names[()])
+    assert len(names[("--many-decks",)]) - len(set(names[("--many-decks",)])) >= 5

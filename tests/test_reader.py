@@ -260,10 +260,22 @@ def test_model_version_changes_with_how_the_weights_are_read():
     scaling = _model_version(MODELS, {**meta, "small_index": 0.0 if meta.get("small_index") else 0.5})
     twins = _model_version(MODELS, {**meta, "twin_reach": 0.0 if meta.get("twin_reach") else 1.0})
     reporting = _model_version(MODELS, {**meta, "report_confidence": 0.7 if meta.get("report_confidence") != 0.7 else 0.5})
+    one_deck = _model_version(MODELS, {**meta, "one_deck_report": None if meta.get("one_deck_report") is not None else 0.4})
     assert same == _model_version(MODELS, meta)
     versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins,
-                reporting}
-    assert len(versions) == 13
+                reporting, one_deck}
+    assert len(versions) == 14
+
+
+def test_a_reader_for_many_decks_is_the_version_without_the_one_deck_rule():
+    from kiosk.vision.reader import _model_version, load_reader, read_meta
+
+    meta = read_meta(MODELS)
+    assert meta.get("one_deck_report") is not None
+    many = load_reader(MODELS, many_decks=True)
+    assert many.one_deck_report is None
+    assert many.model_version == _model_version(MODELS, {k: v for k, v in meta.items() if k != "one_deck_report"}, many.backend)
+    assert many.model_version != load_reader(MODELS).model_version
 
 
 def test_bad_frame_is_a_clear_error(reader):
@@ -412,9 +424,13 @@ def test_indices_printed_far_smaller_than_the_tables_are_not_read(reader, showdo
 
 
 @pytest.mark.slow
-def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(reader, showdown):
-    """kiosk detect / eval answer for one picture at `report_confidence`; the table pipeline
-    gets every reading down to `min_confidence` and lets many frames vote."""
+def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(showdown):
+    """Read card by card (`many_decks`), kiosk detect / eval answer for one picture at
+    `report_confidence`; the table pipeline gets every reading down to `min_confidence` and lets
+    many frames vote."""
+    from kiosk.vision.reader import load_reader
+
+    reader = load_reader(MODELS, many_decks=True)
     meta = json.loads((MODELS / "reader.json").read_text())
     assert reader.report_confidence == meta.get("report_confidence", reader.min_confidence) >= reader.min_confidence
     everything = reader.read(showdown.image, recheck=True, look_closer=True)
@@ -424,6 +440,57 @@ def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(
     assert "closer_reads" in reported.meta and "closer_reads" not in reader.read(showdown.image).meta
     frame = reader.read(showdown.image)
     assert all(c.confidence >= reader.min_confidence for c in frame.cards)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("photo", ["IMG_2446.JPG", "IMG_2454.JPG", "IMG_2552.JPG"])
+def test_a_photo_of_a_few_cards_reports_from_the_usual_line(reader, photo, monkeypatch):
+    """The lower report line of a picture of one deck needs a table's worth of sure readings
+    (`one_deck.TABLE_READINGS`) to contest a misread: these photos of one card hold a joker reading
+    of 0.54-0.57 (court art, a corner) that a photo of few cards must not report. They read as
+    with the rule off."""
+    import kiosk.vision.reader as reading
+    from kiosk.vision.images import load_image
+    from kiosk.vision.reader import load_reader
+
+    image = load_image(REPO.parent / "shared" / "data" / "real-photos-ranks" / photo)
+    one = reader.read_picture(image).cards
+    with monkeypatch.context() as m:
+        m.setattr(reading, "report_floor", lambda cards, low, usual: low)  # the low line for any picture
+        low = reader.read_picture(image).cards
+    assert [str(c.card) for c in low if c.confidence < reader.report_confidence] == ["Jk"]
+    many = load_reader(MODELS, many_decks=True).read_picture(image).cards
+    assert sorted(one, key=lambda c: c.box) == sorted(many, key=lambda c: c.box)
+    assert all(c.confidence >= reader.report_confidence for c in one)
+
+
+def _left_half_twice(image: np.ndarray) -> np.ndarray:
+    """The picture with its left half printed again over its right half: a second deck's copies
+    of those cards, at the same scale."""
+    half = image.shape[1] // 2
+    out = image.copy()
+    out[:, half:2 * half] = image[:, :half]
+    return out
+
+
+@pytest.mark.slow
+def test_a_picture_of_one_deck_reports_each_card_once(reader, showdown):
+    """The shipped reader takes a picture for one deck (`one_deck_report`, kiosk.vision.one_deck):
+    the cards of a picture's left half printed again on its right half read once each, and the
+    weaker readings no other reading contests are reported from `one_deck_report`. Read for many
+    decks, both copies read."""
+    from collections import Counter
+
+    from kiosk.vision.reader import load_reader
+
+    assert reader.one_deck_report is not None and reader.one_deck_report < reader.report_confidence
+    twice = _left_half_twice(showdown.image)
+    many = Counter(str(c.card) for c in load_reader(MODELS, many_decks=True).read_picture(twice).cards)
+    assert sum(n - 1 for n in many.values()) >= 5  # five or more cards read on both halves
+    one = reader.read_picture(twice).cards
+    assert max(Counter(str(c.card) for c in one).values()) == 1
+    assert min(c.confidence for c in one) >= reader.one_deck_report
+    assert len(set(many) - {str(c.card) for c in one}) <= 1  # each card the many-deck reader read is still read
 
 
 @pytest.mark.slow

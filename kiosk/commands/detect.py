@@ -25,6 +25,8 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print JSON only (the contract other tools call)")
     p.add_argument("--models", "--model-dir", dest="model_dir", default="models", help="reader folder (default: models)")
     p.add_argument("--backend", default="auto", help="auto (the default in reader.json), openvino-int8, openvino, onnx or pytorch")
+    p.add_argument("--many-decks", action="store_true",
+                   help="the pictures may show a card more than once (by default a picture holds one deck)")
     p.add_argument("--out", type=Path, default=Path("runs/detect"), help="where annotated images go (without --json)")
     p.add_argument("--no-images", action="store_true", help="do not write annotated images")
     p.set_defaults(func=run)
@@ -34,7 +36,7 @@ def run(args) -> int:
     from kiosk.vision.images import expand_inputs, load_image
     from kiosk.vision.reader import load_reader
 
-    reader = load_reader(args.model_dir, backend=args.backend)
+    reader = load_reader(args.model_dir, backend=args.backend, many_decks=args.many_decks)
     results, failed = [], 0
     for path in expand_inputs(args.images):
         try:

@@ -21,6 +21,8 @@ def register(subparsers) -> None:
     p.add_argument("--limit", type=int, default=None, help="read at most this many pictures")
     p.add_argument("--models", "--model-dir", dest="model_dir", default="models", help="reader folder (default: models)")
     p.add_argument("--backend", default="auto")
+    p.add_argument("--many-decks", action="store_true",
+                   help="the pictures may show a card more than once (by default a picture holds one deck)")
     p.add_argument("--out", type=Path, default=None, help="write the confusion matrix plot and JSON here")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--min-precision", type=float, default=None)
@@ -37,7 +39,7 @@ def run(args) -> int:
     if not args.set.is_dir():
         raise KioskError(f"{args.set}: no such folder")
     kind = evaluate.detect_set_kind(args.set)
-    reader = load_reader(args.model_dir, backend=args.backend)
+    reader = load_reader(args.model_dir, backend=args.backend, many_decks=args.many_decks)
 
     def progress(done, total):
         if not args.json and (done % 25 == 0 or done == total):

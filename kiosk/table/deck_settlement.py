@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from kiosk.cards import Card, deck
-from kiosk.table.deck_assignment import assign_cards
+from kiosk.deck_assignment import assign_cards
 from kiosk.table.slot import Slot
 
 LAST_CARD = "the deck's one card read nowhere"  # why a position shows the one card the deck has left

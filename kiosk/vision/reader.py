@@ -31,6 +31,7 @@ from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
 from kiosk.vision.closer import card_groups, found_again_or_sure, not_found_again, pack
 from kiosk.vision.geometry import centre_inside_any, clip_box, square_crop
 from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
+from kiosk.vision.one_deck import each_card_once, report_floor
 from kiosk.vision.scale import drop_small
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
 from kiosk.vision.still import AS_FOUND, StillIndices
@@ -182,6 +183,10 @@ class CardReader:
         self.small_index = float(meta.get("small_index", 0.0))
         # Of two readings of one card within this many index lengths, only the surer is kept (merge.drop_twins).
         self.twin_reach = float(meta.get("twin_reach", 0.0))
+        # A single picture of one deck: each card at most once, readings reported from this
+        # confidence (kiosk.vision.one_deck); None: read card by card from report_confidence.
+        one_deck = meta.get("one_deck_report")
+        self.one_deck_report = None if one_deck is None else max(self.min_confidence, float(one_deck))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -269,20 +274,27 @@ class CardReader:
     def read_picture(self, image_bgr: np.ndarray, source: str = "") -> Detections:
         """One picture on its own: doubtful cuts read again (`recheck_zooms`), the picture read
         turned as well where that can find more (`turned_look`), and only the readings sure
-        enough to report (`report_confidence`)."""
+        enough to report (`report_confidence`, or with `one_deck_report` each card at most once
+        and readings from that confidence: kiosk.vision.one_deck)."""
         image = _as_bgr(image_bgr, source)
         dets = self.read(image, source=source, recheck=True, look_closer=True)
-        cards = tuple(c for c in dets.cards if c.confidence >= self.report_confidence)
+        one_deck = self.one_deck_report is not None
+        floor = self.one_deck_report if one_deck else self.report_confidence
+        # One deck: every reading takes part in settling the deck; the floor applies after.
+        cards = dets.cards if one_deck else tuple(c for c in dets.cards if c.confidence >= floor)
         h, w = image.shape[:2]
-        if self.turned_look and worth_turning(cards, w, h, self.finder.input_hw, self.turned_look):
+        sure = tuple(c for c in cards if c.confidence >= floor)
+        if self.turned_look and worth_turning(sure, w, h, self.finder.input_hw, self.turned_look):
             picture, back = turn_picture(image, self.turned_look)
             again = self.read(picture, source=source, recheck=True)
-            found = tuple(detection_back(c, back, w, h) for c in again.cards if c.confidence >= self.report_confidence)
-            cards = join_turned(cards, found)
+            found = tuple(detection_back(c, back, w, h) for c in again.cards if one_deck or c.confidence >= floor)
+            cards = join_turned(cards, found, floor=self.report_confidence)
             if self.twin_reach:
                 cards = tuple(drop_twins(list(cards), self.twin_reach))
             meta = {**dets.meta, "turned_reads": len(found), "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
             dets = replace(dets, meta=meta)
+        if one_deck:
+            cards = each_card_once(cards, report_floor(cards, floor, self.report_confidence))
         return replace(dets, cards=cards)
 
     def read(
@@ -426,6 +438,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["small_index"] = meta["small_index"]
     if meta.get("twin_reach"):
         reading["twin_reach"] = meta["twin_reach"]
+    if meta.get("one_deck_report") is not None:
+        reading["one_deck_report"] = meta["one_deck_report"]
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"
@@ -454,10 +468,13 @@ def available_backends(model_dir: Path, meta: dict) -> list[str]:
     return out
 
 
-def load_reader(model_dir: str | Path = "models", backend: str = "auto") -> CardReader:
-    """Open the committed reader; `backend="auto"` takes the fastest committed export."""
+def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_decks: bool = False) -> CardReader:
+    """Open the committed reader; `backend="auto"` takes the fastest committed export.
+    `many_decks`: single pictures may show a card twice (the one-deck rule off, kiosk.vision.one_deck)."""
     model_dir = Path(model_dir)
     meta = read_meta(model_dir)
+    if many_decks:
+        meta = {**meta, "one_deck_report": None}
     have = available_backends(model_dir, meta)
     if not have:
         raise KioskError(f"{model_dir}: the card reader's weights are missing (see {READER_JSON})")

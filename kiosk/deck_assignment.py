@@ -1,7 +1,8 @@
 """Each card of the deck at most once: the assignment of cards to positions the readings favour most.
 
-A position (slot) gives some weight to a few cards (its mean confidence for each over the
-frames that saw it). When two positions claim one card, reading them one at a time (the
+A position (slot) gives some weight to a few cards: at the table its mean confidence for each
+over the frames that saw it (kiosk.table.deck_settlement), in a single picture one reading's
+confidence and runners-up (kiosk.vision.one_deck). When two positions claim one card, reading them one at a time (the
 surest first) can leave the second with a poor guess; here every position is settled at once,
 maximising the product of the weights, so a chain of misreads (Th read at two places, the
 one that is really 6h, the 6h read at a third place that is really 5h) unwinds as a whole.
