@@ -242,7 +242,7 @@ def test_model_version_names_the_weights(reader):
 def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another
     detector input size, with another number of turns, with(out) the gap probe, another recheck,
-    another turned look, another closer look, another filter for shrinking cuts, another rule for nested finds, small indices or twins, or another report line for single pictures reads
+    another turned look, another closer look, another filter for shrinking cuts, another rule for nested finds, small indices or twins, or another report line or deck rule for single pictures reads
     differently, so it is another version."""
     from kiosk.vision.reader import _model_version, read_meta
 
@@ -261,10 +261,11 @@ def test_model_version_changes_with_how_the_weights_are_read():
     twins = _model_version(MODELS, {**meta, "twin_reach": 0.0 if meta.get("twin_reach") else 1.0})
     reporting = _model_version(MODELS, {**meta, "report_confidence": 0.7 if meta.get("report_confidence") != 0.7 else 0.5})
     one_deck = _model_version(MODELS, {**meta, "one_deck_report": None if meta.get("one_deck_report") is not None else 0.4})
+    whole_deck = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "whole_deck_left": 9})
     assert same == _model_version(MODELS, meta)
     versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins,
-                reporting, one_deck}
-    assert len(versions) == 14
+                reporting, one_deck, whole_deck}
+    assert len(versions) == 15
 
 
 def test_a_reader_for_many_decks_is_the_version_without_the_one_deck_rule():

@@ -187,6 +187,7 @@ class CardReader:
         # confidence (kiosk.vision.one_deck); None: read card by card from report_confidence.
         one_deck = meta.get("one_deck_report")
         self.one_deck_report = None if one_deck is None else max(self.min_confidence, float(one_deck))
+        self.whole_deck_left = int(meta.get("whole_deck_left", 0))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -294,7 +295,7 @@ class CardReader:
             meta = {**dets.meta, "turned_reads": len(found), "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
             dets = replace(dets, meta=meta)
         if one_deck:
-            cards = each_card_once(cards, report_floor(cards, floor, self.report_confidence))
+            cards = each_card_once(cards, report_floor(cards, floor, self.report_confidence), self.whole_deck_left)
         return replace(dets, cards=cards)
 
     def read(
@@ -440,6 +441,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["twin_reach"] = meta["twin_reach"]
     if meta.get("one_deck_report") is not None:
         reading["one_deck_report"] = meta["one_deck_report"]
+        if meta.get("whole_deck_left"):
+            reading["whole_deck_left"] = meta["whole_deck_left"]
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"

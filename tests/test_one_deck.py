@@ -1,0 +1,49 @@
+"""A single picture of one deck (kiosk.vision.one_deck): each card at most once, and with the whole
+deck in the picture the cards read nowhere else named by weaker readings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kiosk.cards import deck, parse_card
+from kiosk.vision.detections import CardDetection
+from kiosk.vision.one_deck import WHOLE_DECK_LEFT, each_card_once, report_floor
+
+
+def reading(card: str, confidence: float, x: float, alternatives=()) -> CardDetection:
+    return CardDetection(parse_card(card), confidence, (x, 0.0, x + 60.0, 90.0), ((x, 0.0, x + 16.0, 30.0),),
+                         tuple((parse_card(c), p) for c, p in alternatives))
+
+
+def table_of(n_sure: int) -> list[CardDetection]:
+    """Sure readings of the first `n_sure` cards of the deck, one weak reading of 5h (runner-up 6h),
+    and the deck's 5h and 6h kept out of the sure ones."""
+    cards = [str(c) for c in deck(52) if str(c) not in ("5h", "6h")][:n_sure]
+    sure = [reading(c, 0.95, 100.0 * i) for i, c in enumerate(cards)]
+    return sure + [reading("5h", 0.3, -500.0, [("6h", 0.1)])]
+
+
+def test_the_whole_deck_in_a_picture_names_a_weak_reading_of_a_card_read_nowhere_else():
+    shipped = json.loads((Path(__file__).resolve().parents[1] / "models" / "reader.json").read_text())
+    assert shipped["whole_deck_left"] == WHOLE_DECK_LEFT == 4  # the rule these tests read is the shipped one
+    whole = table_of(48)  # 48 sure + 5h weak: 4 cards of the 52 unread by sure readings (5h, 6h and two more)
+    read = each_card_once(whole, report_floor(whole, 0.5, 0.6))
+    assert [(str(c.card), c.confidence) for c in read if c.confidence < 0.5] == [("5h", 0.3)]
+    assert len(read) == 49
+
+
+def test_a_picture_missing_more_of_the_deck_keeps_its_weak_readings_unreported():
+    part = table_of(47)  # 5 cards of the 52 unread: not the whole deck
+    read = each_card_once(part, report_floor(part, 0.5, 0.6))
+    assert len(read) == 47 and all(c.confidence >= 0.5 for c in read)
+    whole = table_of(48)
+    assert len(each_card_once(whole, 0.5, whole_deck_left=0)) == 48  # the rule off
+
+
+def test_a_weak_reading_of_a_card_read_surely_elsewhere_is_not_named_twice():
+    whole = table_of(48)
+    taken = whole[:-1] + [reading(str(whole[0].card), 0.3, -500.0, [("6h", 0.1)])]
+    read = each_card_once(taken, 0.5)
+    assert [str(c.card) for c in read].count(str(whole[0].card)) == 1
+    assert [(str(c.card), c.confidence) for c in read if c.confidence < 0.5] == [("6h", 0.1)]  # its runner-up, unread
