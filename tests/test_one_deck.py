@@ -47,3 +47,10 @@ def test_a_weak_reading_of_a_card_read_surely_elsewhere_is_not_named_twice():
     read = each_card_once(taken, 0.5)
     assert [str(c.card) for c in read].count(str(whole[0].card)) == 1
     assert [(str(c.card), c.confidence) for c in read if c.confidence < 0.5] == [("6h", 0.1)]  # its runner-up, unread
+
+
+def test_a_doubtful_reading_offers_no_alternative_the_deck_placed_elsewhere():
+    """kiosk detect prints a doubtful reading with its runner-up ("Qh 0.67 (or 8h)"); an 8h read
+    surely elsewhere is no alternative for the dealer to consider."""
+    read = each_card_once([reading("8h", 0.99, 0.0), reading("Qh", 0.67, 200.0, [("8h", 0.2), ("Qc", 0.1)])], 0.5)
+    assert [(str(c.card), [str(k) for k, _ in c.alternatives]) for c in read] == [("8h", []), ("Qh", ["Qc"])]

@@ -72,5 +72,8 @@ def each_card_once(cards, floor: float, whole_deck_left: int = WHOLE_DECK_LEFT,
     unread = set(deck(52)) - {c.card for c in out}
     if len(unread) <= whole_deck_left:
         out += [c for c in settled if c.confidence < floor and c.card in unread]
+    named = {c.card for c in out}
+    # A runner-up another reading names is no alternative: the deck has settled that card there.
+    out = [replace(c, alternatives=tuple((k, p) for k, p in c.alternatives if k not in named)) for c in out]
     out.sort(key=lambda d: -d.confidence)
     return tuple(out)
