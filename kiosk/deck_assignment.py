@@ -2,12 +2,12 @@
 
 A position (slot) gives some weight to a few cards: at the table its mean confidence for each
 over the frames that saw it (kiosk.table.deck_settlement), in a single picture one reading's
-confidence and runners-up (kiosk.vision.one_deck). When two positions claim one card, reading them one at a time (the
-surest first) can leave the second with a poor guess; here every position is settled at once,
-maximising the product of the weights, so a chain of misreads (Th read at two places, the
-one that is really 6h, the 6h read at a third place that is really 5h) unwinds as a whole.
-A position may also be left without a card, when every card it gave weight to lies surer
-elsewhere.
+confidence and runners-up (kiosk.vision.one_deck). When two positions claim one card, reading
+them one at a time (the surest first) can leave the second with a poor guess; here every
+position is settled at once, maximising the product of the weights, so a chain of misreads (Th
+read at two places, the one that is really 6h, the 6h read at a third place that is really 5h)
+unwinds as a whole. A position may also be left without a card, when every card it gave weight
+to lies surer elsewhere.
 """
 
 from __future__ import annotations
