@@ -405,13 +405,18 @@ class Stabilizer:
             row, pos = rows[dropped]
             spot = f"seat {self.slots[dropped].seat} {row} {pos + 1}" if row else "off the seats"
             left_out.append((card, kept, spot))
+            # The copy left out is named by `left_out`, not as a duplicate of a position still shown
+            # (seed 5582: the Ad's duplicate, settled by the deck giving its other reader Ah).
+            duplicates[:] = [d for d in duplicates if dropped not in d[1:]]
             if choice[kept] is None:
                 choice[kept] = card
                 owner[card] = kept
                 given_back.add(kept)
                 notes[kept] = f"read as {card}, also read at {spot}, a 14th position there"
-            else:
-                duplicates.remove(next(d for d in duplicates if d[0] == card and dropped in d[1:]))
+                also = [sl.id for sl in present if sl.id not in (kept, dropped) and choice[sl.id] == card]
+                if also:  # the card shown elsewhere as well: a duplicate still, for the floor
+                    duplicates.append((card, also[0], kept))
+                    duplicate_slots |= {also[0], kept}
         if extra:
             present = [sl for sl in present if sl.id not in extra]
             rows, refitted = slot_rows(self.geometry, present, tallies)
