@@ -281,10 +281,10 @@ class CardReader:
         dets = self.read(image, source=source, recheck=True, look_closer=True)
         one_deck = self.one_deck_report is not None
         floor = self.one_deck_report if one_deck else self.report_confidence
+        sure = tuple(c for c in dets.cards if c.confidence >= floor)
         # One deck: every reading takes part in settling the deck; the floor applies after.
-        cards = dets.cards if one_deck else tuple(c for c in dets.cards if c.confidence >= floor)
+        cards = dets.cards if one_deck else sure
         h, w = image.shape[:2]
-        sure = tuple(c for c in cards if c.confidence >= floor)
         if self.turned_look and worth_turning(sure, w, h, self.finder.input_hw, self.turned_look):
             picture, back = turn_picture(image, self.turned_look)
             again = self.read(picture, source=source, recheck=True)
