@@ -413,10 +413,8 @@ class Stabilizer:
                 owner[card] = kept
                 given_back.add(kept)
                 notes[kept] = f"read as {card}, also read at {spot}, a 14th position there"
-                also = [sl.id for sl in present if sl.id not in (kept, dropped) and choice[sl.id] == card]
-                if also:  # the card shown elsewhere as well: a duplicate still, for the floor
-                    duplicates.append((card, also[0], kept))
-                    duplicate_slots |= {also[0], kept}
+                # No position kept shows the card as well: `no_cards` gives a card back only where the
+                # positions kept show the whole deck, each card once.
         if extra:
             present = [sl for sl in present if sl.id not in extra]
             rows, refitted = slot_rows(self.geometry, present, tallies)
