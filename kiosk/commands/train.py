@@ -45,6 +45,9 @@ def register(subparsers) -> None:
     p.add_argument("--recolour", type=float, default=0.0, metavar="SHARE",
                    help="repaint the ink of this share of training crops in one random colour "
                         "(teaches suits by shape, for decks with unusual suit colours)")
+    p.add_argument("--bilinear-crops", action="store_true",
+                   help="resample every classifier crop bilinearly, as phases 1-8 did (default: a cut larger "
+                        "than --cls-imgsz is shrunk with an area filter, as the reader shrinks it)")
     p.add_argument("--resume-from", type=Path, default=None, help="start from the weights in this folder (e.g. models)")
     p.add_argument("--name", default="reader", help="name of the runs/ sub-folders")
     p.add_argument("--mine", type=int, default=0, metavar="N",
@@ -97,6 +100,7 @@ def run(args) -> int:
         cls_size=cfg.cls_imgsz,
         copies=cfg.copies,
         recolour=args.recolour,
+        shrink_area=not args.bilinear_crops,
         seed=cfg.seed,
         tile=cfg.det_imgsz,
     )

@@ -40,6 +40,7 @@ class PrepareConfig:
     copies: int = 1  # jittered crops per labelled index in the training split
     bg_share: float = 0.12
     recolour: float = 0.0  # share of training crops whose ink is repainted one random colour
+    shrink_area: bool = True  # a cut larger than cls_size shrunk as the reader shrinks it (phases 1-8: bilinear)
     seed: int = 0
 
 
@@ -331,13 +332,14 @@ def prepare_classifier(root: Path, out: Path, cfg: PrepareConfig, progress=print
                         cfg.cls_size,
                         shift=(rng.gauss(0, 0.05), rng.gauss(0, 0.05)),
                         zoom=rng.uniform(0.88, 1.2),
+                        shrink_area=cfg.shrink_area,
                     )
                     if cfg.recolour and rng.random() < cfg.recolour:
                         crop = recolour_ink(crop, rng)
                     crop = _degrade(crop, rng)
                     turns = rng.randrange(4)
                 else:
-                    crop = square_crop(image, box, cfg.cls_size)
+                    crop = square_crop(image, box, cfg.cls_size, shrink_area=cfg.shrink_area)
                     turns = rng.randrange(4)
                 crop = np.ascontiguousarray(np.rot90(crop, turns))
                 label = BG if name == BG else f"{name}.{(k - turns) % 4}"
