@@ -105,13 +105,17 @@ def test_the_comparison_ignores_noise_and_jpeg_and_sees_an_index():
 
 
 @pytest.mark.slow
-def test_a_still_frame_reads_its_cards_at_the_indices_found_before(reader, showdown):
+def test_a_still_frame_reads_its_cards_at_the_indices_found_before(reader, showdown, monkeypatch):
+    searched = []
+    real_find = reader.find_indices
+    # Counts the detector's runs (the real one still runs): how long it took is not a test (CI machines vary).
+    monkeypatch.setattr(reader, "find_indices", lambda *a, **k: searched.append(1) or real_find(*a, **k))
     still = StillIndices(searches=1)
     first = reader.read(showdown.image, frame_index=0, timestamp=0.0, still=still)
     again = reader.read(_noisy(showdown.image, 9), frame_index=1, timestamp=0.2, still=still)
     assert first.meta["indices_from"] == 0 and again.meta["indices_from"] == 0
     assert again.meta["indices"] == first.meta["indices"] and again.frame_index == 1
-    assert again.meta["ms_detect"] < first.meta["ms_detect"] / 3
+    assert len(searched) == 1, "the still frame was read without the detector"
     same = set(_cards(first)) & set(_cards(again))
     assert len(same) >= 0.9 * len(first.cards), "the same cards, read again from the new frame's pixels"
 
@@ -121,7 +125,7 @@ def test_a_still_frame_reads_its_cards_at_the_indices_found_before(reader, showd
     taken = showdown.image.copy()
     taken[y1:y2, x1:x2] = np.median(showdown.image[:40, :40].reshape(-1, 3), axis=0).astype(np.uint8)
     after = reader.read(taken, frame_index=2, timestamp=0.4, still=still)
-    assert after.meta["indices_from"] == 2
+    assert after.meta["indices_from"] == 2 and len(searched) == 2
     assert not any(c.card == gone.card and c.box[0] >= x1 - 5 and c.box[2] <= x2 + 5 for c in after.cards)
 
 
