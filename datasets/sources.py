@@ -465,7 +465,7 @@ def cardsjs(only: list[str] | None = None) -> list[str]:
     return ["cardsjs"]
 
 
-PROCEDURAL_DESIGNS = 120
+PROCEDURAL_DESIGNS = 160
 # A playing-card index typeface (NKD04, free for any use) in texlive-games, for the third procedural generation.
 INDEX_FONT = "usr/share/texlive/texmf-dist/fonts/truetype/public/hmtrump/nkd04_playing_cards_index.ttf"
 

@@ -14,8 +14,9 @@ from kiosk.synth.procedural import make_design
 from kiosk.vision.geometry import iou
 
 
-@pytest.fixture(scope="module", params=[5, 43, 59, 82, 88],
-                ids=["first-generation", "suit-beside-rank", "slanted", "computer-modern-italic", "hershey-italic"])
+@pytest.fixture(scope="module", params=[5, 43, 59, 82, 88, 122, 121],
+                ids=["first-generation", "suit-beside-rank", "slanted", "computer-modern-italic", "hershey-italic",
+                     "court-figure", "court-letter"])
 def design(request):
     return make_design(request.param, height=200)
 
@@ -125,3 +126,29 @@ def test_the_third_generation_prints_in_other_typefaces_and_takes_an_index_face_
     assert make_design(84, height=80).font != index_face
     a, b = make_design(43, height=80), make_design(43, height=80, index_fonts=(index_face,))
     assert all(np.array_equal(a.images[k], b.images[k]) for k in CLASS_NAMES)
+
+
+def _ink_beside_index(design, card: str) -> float:
+    """Share of ink in a band right of the top index's upper part (the rank): what a square cut of the index holds
+    beside it, and where the first three generations frame their court art."""
+    img = design.images[card]
+    h, w = img.shape[:2]
+    x1, y1, x2, y2 = (round(v) for v in design.index[card][0])
+    band = img[y1: y1 + round(0.6 * (y2 - y1)), x2 + round(0.04 * w): x2 + round(0.14 * w)]
+    paper = np.median(img[img[..., 3] == 255][:, :3], axis=0)  # (a bordered design's x=2 is the border's grey)
+    return float(_ink(band, paper).mean())
+
+
+def test_fourth_generation_courts_leave_plain_paper_beside_the_index():
+    """From seed 120 the courts are pictured three ways; a J with a small figure mid-card shows paper beside its
+    index, as a J of the first three generations (art framed beside the index) never does."""
+    styles = {s: make_design(s, height=200).court for s in range(120, 132)}
+    assert set(styles.values()) == {"frame", "figure", "letter"}, styles
+    assert all(make_design(s, height=120).court == "frame" for s in (5, 43, 88))
+    courts = ("Jh", "Qs", "Kd", "Jc")
+    for seed in (5, 88, 120):
+        assert max(_ink_beside_index(make_design(seed, height=200), c) for c in courts) > 0.15, seed
+    for seed in (121, 122, 123, 126):
+        design = make_design(seed, height=200)
+        assert design.court in ("figure", "letter")
+        assert max(_ink_beside_index(design, c) for c in courts) < 0.01, seed

@@ -9,7 +9,12 @@ bolder or thinner and slanted type, and backs that show a fan of the design's ow
 card must not be read as the cards pictured on it). Designs from seed 80 on (`THIRD_GENERATION`) print
 their type in other typefaces than the machine's (often only DejaVu and Liberation): matplotlib's Computer
 Modern and STIX text faces, OpenCV's Hershey italics and, where the dataset command fetched it, a
-playing-card index face. The pictures are the generator's output (no third-party art): `make_design(seed)`
+playing-card index face. Designs from seed 120 on (`FOURTH_GENERATION`) go back to the first generation's type
+and layouts and change one thing: how the courts are pictured. The first three generations frame the court art
+right beside the index, and a reader trained on them learned that a J has a picture next to it: a J whose card
+shows plain paper there (a small figure in the middle, as some modern decks print) read as a 3. Half of these
+designs draw a small unframed figure in the middle of the card, a quarter a big letter there, a quarter the frame.
+The pictures are the generator's output (no third-party art): `make_design(seed)`
 gives the same design on any machine with the same fonts; without TrueType fonts it falls back to OpenCV's
 Hershey fonts.
 
@@ -48,6 +53,8 @@ PIPS = {
 
 SECOND_GENERATION = 40  # designs from this seed on draw the second generation's variety
 THIRD_GENERATION = 80  # designs from this seed on draw their typeface from `typefaces()`
+FOURTH_GENERATION = 120  # designs from this seed on: first-generation type, courts drawn in one of COURT_STYLES
+COURT_STYLES = ("frame", "figure", "letter")  # art framed beside the index; a small figure mid-card; a big letter
 # Text faces that ship with matplotlib (which ultralytics installs), so every machine has the same ones.
 MATPLOTLIB_FACES = ("cmr10", "cmb10", "cmss10", "cmti10", "cmtt10",
                     "STIXGeneral", "STIXGeneralBol", "STIXGeneralItalic", "STIXGeneralBolIta")
@@ -61,6 +68,7 @@ class Design:
     images: dict[str, np.ndarray]  # card class -> BGRA
     back: np.ndarray
     index: dict[str, tuple[tuple[float, float, float, float], ...]]  # the corner-index boxes as drawn
+    court: str = "frame"  # how the courts are pictured (COURT_STYLES)
 
 
 @lru_cache(maxsize=1)
@@ -258,8 +266,31 @@ def _index_mask(card: str, st: dict, H: int) -> np.ndarray:
     return out
 
 
-def _court_art(card: np.ndarray, box, st: dict, rng: np.random.Generator, letter: str) -> None:
+def _court_picture(card: np.ndarray, st: dict, rng: np.random.Generator, letter: str, ink) -> None:
+    """A fourth-generation court: a small unframed figure, or a big letter, in the middle of plain paper."""
+    H, W = card.shape[:2]
+    if st["court"] == "letter":
+        m = text_mask(letter, st["font"], round(H * rng.uniform(0.25, 0.4)))
+        m = m[:, : round(0.6 * W)]
+        _stamp(card, m, (W - m.shape[1]) // 2, (H - m.shape[0]) // 2, ink)
+        return
+    w, h = round(W * rng.uniform(0.35, 0.55)), round(H * rng.uniform(0.35, 0.55))
+    x0, y0 = (W - w) // 2, (H - h) // 2
+    art = card[y0: y0 + h, x0: x0 + w]
+    hue = (st["court_hue"] + int(rng.integers(-20, 20))) % 180
+    for _ in range(int(rng.integers(5, 11))):  # a body: blobs about a vertical axis, the head on top
+        colour = cv2.cvtColor(np.uint8([[[int((hue + rng.integers(0, 90)) % 180), int(rng.integers(80, 255)),
+                                          int(rng.integers(60, 230))]]]), cv2.COLOR_HSV2BGR)[0, 0]
+        centre = (int(w / 2 + rng.normal(0, w / 8)), int(rng.uniform(0.15, 0.85) * h))
+        axes = (int(rng.integers(3, max(4, w // 4))), int(rng.integers(3, max(4, h // 5))))
+        cv2.ellipse(art, centre, axes, float(rng.uniform(0, 180)), 0, 360, (*map(int, colour), 255), -1, cv2.LINE_AA)
+
+
+def _court_art(card: np.ndarray, box, st: dict, rng: np.random.Generator, letter: str, ink=None) -> None:
     """Stripes, blobs and a big letter in a frame: picture-like ink that is not an index."""
+    if st.get("court", "frame") != "frame":
+        _court_picture(card, st, rng, letter, st["colours"]["s"] if ink is None else ink)
+        return
     x0, y0, x1, y1 = box
     art = card[y0:y1, x0:x1]  # a view: drawing stays inside the frame
     w, h = x1 - x0, y1 - y0
@@ -324,7 +355,7 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
         pip = suit_mask(card[1], min(round(st["ace_pip"] * W * 1.3), right - left), st)
         _stamp(img, pip, (W - pip.shape[1]) // 2, (H - pip.shape[0]) // 2, colour)
     elif rank in "JQK":
-        _court_art(img, (left, top, right, bottom), st, rng, rank)
+        _court_art(img, (left, top, right, bottom), st, rng, rank, colour)
     else:
         n = 10 if rank == "T" else int(rank)
         size = max(4, min(round(st["pip"] * W), round((bottom - top) / (4.2 if n < 9 else 5.2)), round((right - left) / 3)))
@@ -365,9 +396,12 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = ())
     """
     rng = np.random.default_rng([seed, 52])
     st = _style(rng)
-    extra = np.random.default_rng([seed, 53]) if seed >= SECOND_GENERATION else None
+    fourth = seed >= FOURTH_GENERATION
+    extra = np.random.default_rng([seed, 53]) if SECOND_GENERATION <= seed < FOURTH_GENERATION else None
     st.update(_second_generation(extra))
-    if seed >= THIRD_GENERATION:
+    if fourth:
+        st["court"] = str(np.random.default_rng([seed, 55]).choice(COURT_STYLES, p=[0.25, 0.5, 0.25]))
+    if THIRD_GENERATION <= seed < FOURTH_GENERATION:
         st["font"] = _third_generation_font(np.random.default_rng([seed, 54]), tuple(index_fonts))
         if st["font"].startswith("hershey"):  # already drawn with bold strokes: bolder blots small ranks
             st["weight"] = min(st["weight"], 0)
@@ -383,4 +417,4 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = ())
         _picture_back(back, images, extra)
     back[..., 3] = images["2c"][..., 3]
     index = {card: tuple(tuple(float(v) for v in b) for b in boxes) for card, (_, boxes) in drawn.items()}
-    return Design(f"procedural-{seed:03d}", st["font"], images, back, index)
+    return Design(f"procedural-{seed:03d}", st["font"], images, back, index, st.get("court", "frame"))
