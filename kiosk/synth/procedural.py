@@ -278,7 +278,7 @@ def _court_picture(card: np.ndarray, st: dict, rng: np.random.Generator, letter:
     x0, y0 = (W - w) // 2, (H - h) // 2
     art = card[y0: y0 + h, x0: x0 + w]
     hue = (st["court_hue"] + int(rng.integers(-20, 20))) % 180
-    for _ in range(int(rng.integers(5, 11))):  # a body: blobs about a vertical axis, the head on top
+    for _ in range(int(rng.integers(5, 11))):  # a figure: blobs about the vertical middle
         colour = cv2.cvtColor(np.uint8([[[int((hue + rng.integers(0, 90)) % 180), int(rng.integers(80, 255)),
                                           int(rng.integers(60, 230))]]]), cv2.COLOR_HSV2BGR)[0, 0]
         centre = (int(w / 2 + rng.normal(0, w / 8)), int(rng.uniform(0.15, 0.85) * h))
@@ -287,7 +287,8 @@ def _court_picture(card: np.ndarray, st: dict, rng: np.random.Generator, letter:
 
 
 def _court_art(card: np.ndarray, box, st: dict, rng: np.random.Generator, letter: str, ink=None) -> None:
-    """Stripes, blobs and a big letter in a frame: picture-like ink that is not an index."""
+    """Stripes, blobs and a big letter in a frame beside the index (or, in the fourth generation, the design's
+    court style): picture-like ink that is not an index."""
     if st.get("court", "frame") != "frame":
         _court_picture(card, st, rng, letter, st["colours"]["s"] if ink is None else ink)
         return
@@ -396,10 +397,9 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = ())
     """
     rng = np.random.default_rng([seed, 52])
     st = _style(rng)
-    fourth = seed >= FOURTH_GENERATION
     extra = np.random.default_rng([seed, 53]) if SECOND_GENERATION <= seed < FOURTH_GENERATION else None
     st.update(_second_generation(extra))
-    if fourth:
+    if seed >= FOURTH_GENERATION:
         st["court"] = str(np.random.default_rng([seed, 55]).choice(COURT_STYLES, p=[0.25, 0.5, 0.25]))
     if THIRD_GENERATION <= seed < FOURTH_GENERATION:
         st["font"] = _third_generation_font(np.random.default_rng([seed, 54]), tuple(index_fonts))
