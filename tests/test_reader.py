@@ -444,11 +444,11 @@ def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("photo", ["IMG_2481.JPG", "IMG_2552.JPG"])  # the real photos that do (phase-9 weights)
+@pytest.mark.parametrize("photo", ["IMG_2514.JPG", "IMG_2556.JPG"])  # real photos that do (phase-10 weights)
 def test_a_photo_of_a_few_cards_reports_from_the_usual_line(reader, photo, monkeypatch):
     """The lower report line of a picture of one deck needs a table's worth of sure readings
     (`one_deck.TABLE_READINGS`) to contest a misread: these photos of one card hold a joker reading
-    of 0.54-0.59 (court art, a corner) that a photo of few cards must not report. They read as
+    of 0.5-0.6 (court art, a corner) that a photo of few cards must not report. They read as
     with the rule off."""
     import kiosk.vision.reader as reading
     from kiosk.vision.images import load_image
