@@ -289,7 +289,7 @@ def _court_picture(card: np.ndarray, st: dict, rng: np.random.Generator, letter:
 def _court_art(card: np.ndarray, box, st: dict, rng: np.random.Generator, letter: str, ink=None) -> None:
     """Stripes, blobs and a big letter in a frame beside the index (or, in the fourth generation, the design's
     court style): picture-like ink that is not an index."""
-    if st.get("court", "frame") != "frame":
+    if st["court"] != "frame":
         _court_picture(card, st, rng, letter, st["colours"]["s"] if ink is None else ink)
         return
     x0, y0, x1, y1 = box
@@ -399,6 +399,7 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = ())
     st = _style(rng)
     extra = np.random.default_rng([seed, 53]) if SECOND_GENERATION <= seed < FOURTH_GENERATION else None
     st.update(_second_generation(extra))
+    st["court"] = "frame"
     if seed >= FOURTH_GENERATION:
         st["court"] = str(np.random.default_rng([seed, 55]).choice(COURT_STYLES, p=[0.25, 0.5, 0.25]))
     if THIRD_GENERATION <= seed < FOURTH_GENERATION:
@@ -417,4 +418,4 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = ())
         _picture_back(back, images, extra)
     back[..., 3] = images["2c"][..., 3]
     index = {card: tuple(tuple(float(v) for v in b) for b in boxes) for card, (_, boxes) in drawn.items()}
-    return Design(f"procedural-{seed:03d}", st["font"], images, back, index, st.get("court", "frame"))
+    return Design(f"procedural-{seed:03d}", st["font"], images, back, index, st["court"])
