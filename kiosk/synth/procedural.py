@@ -286,11 +286,11 @@ def _court_picture(card: np.ndarray, st: dict, rng: np.random.Generator, letter:
         cv2.ellipse(art, centre, axes, float(rng.uniform(0, 180)), 0, 360, (*map(int, colour), 255), -1, cv2.LINE_AA)
 
 
-def _court_art(card: np.ndarray, box, st: dict, rng: np.random.Generator, letter: str, ink=None) -> None:
+def _court_art(card: np.ndarray, box, st: dict, rng: np.random.Generator, letter: str, ink) -> None:
     """Stripes, blobs and a big letter in a frame beside the index (or, in the fourth generation, the design's
     court style): picture-like ink that is not an index."""
     if st["court"] != "frame":
-        _court_picture(card, st, rng, letter, st["colours"]["s"] if ink is None else ink)
+        _court_picture(card, st, rng, letter, ink)
         return
     x0, y0, x1, y1 = box
     art = card[y0:y1, x0:x1]  # a view: drawing stays inside the frame
@@ -336,7 +336,7 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
             _stamp(img, m[::-1, ::-1], W - x - m.shape[1], H - y - m.shape[0], colour)
             y += m.shape[0] + max(1, m.shape[0] // 6)
         y -= max(1, letters[-1].shape[0] // 6)
-        _court_art(img, (round(0.3 * W), round(0.2 * H), round(0.8 * W), round(0.8 * H)), st, rng, "?")
+        _court_art(img, (round(0.3 * W), round(0.2 * H), round(0.8 * W), round(0.8 * H)), st, rng, "?", colour)
         return img, ((mx, my, mx + width, y), (W - mx - width, H - y, W - mx, H - my))
     index = _index_mask(card, st, H)
     ih, iw = index.shape
@@ -399,9 +399,8 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = ())
     st = _style(rng)
     extra = np.random.default_rng([seed, 53]) if SECOND_GENERATION <= seed < FOURTH_GENERATION else None
     st.update(_second_generation(extra))
-    st["court"] = "frame"
-    if seed >= FOURTH_GENERATION:
-        st["court"] = str(np.random.default_rng([seed, 55]).choice(COURT_STYLES, p=[0.25, 0.5, 0.25]))
+    fourth = seed >= FOURTH_GENERATION
+    st["court"] = str(np.random.default_rng([seed, 55]).choice(COURT_STYLES, p=[0.25, 0.5, 0.25])) if fourth else "frame"
     if THIRD_GENERATION <= seed < FOURTH_GENERATION:
         st["font"] = _third_generation_font(np.random.default_rng([seed, 54]), tuple(index_fonts))
         if st["font"].startswith("hershey"):  # already drawn with bold strokes: bolder blots small ranks
