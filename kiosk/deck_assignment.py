@@ -23,8 +23,10 @@ NO_CARD = 1e-4  # the weight of leaving a position unread: below any reading it 
 NEVER = 1e-9  # the weight of a card a position never gave any
 
 
-def assign_cards(weights: dict[int, dict[Card, float]], cards: list[Card]) -> dict[int, Card | None]:
-    """Slot id -> card (or None), each card at most once, maximising the product of the weights.
+def assign_cards(weights: dict[int, dict[Card, float]], cards: list[Card],
+                 unread: float = NO_CARD) -> dict[int, Card | None]:
+    """Slot id -> card (or None), each card at most once, maximising the product of the weights;
+    `unread` is the weight of leaving a slot without a card.
 
     >>> from kiosk.cards import deck, parse_card as c
     >>> def show(a): return {sid: str(card) for sid, card in a.items()}
@@ -42,6 +44,13 @@ def assign_cards(weights: dict[int, dict[Card, float]], cards: list[Card]) -> di
 
     >>> show(assign_cards({1: {c("Th"): 0.9}, 2: {c("Th"): 0.8}}, list(deck())))
     {1: 'Th', 2: 'None'}
+
+    Where a slot left without a card weighs next to nothing (a table's positions all hold cards), a
+    sure claim with a faint runner-up gives way to a weak rival; where it weighs more, the rival goes unread.
+
+    >>> w = {1: {c("4c"): 0.99, c("4s"): 0.01}, 2: {c("4c"): 0.41}}
+    >>> show(assign_cards(w, list(deck()))), show(assign_cards(w, list(deck()), unread=0.01))
+    ({1: '4s', 2: '4c'}, {1: '4c', 2: 'None'})
     """
     slots = sorted(weights)
     if not slots:
@@ -55,9 +64,9 @@ def assign_cards(weights: dict[int, dict[Card, float]], cards: list[Card]) -> di
             j = column.get(card)
             if j is not None and w > 0:
                 score[i, j] = math.log(max(w, NEVER))
-        score[i, m + i] = math.log(NO_CARD)
+        score[i, m + i] = math.log(unread)
     rows, cols = linear_sum_assignment(score, maximize=True)
     out: dict[int, Card | None] = {}
     for i, j in zip(rows, cols):
-        out[slots[i]] = cards[j] if j < m and score[i, j] > math.log(NO_CARD) else None
+        out[slots[i]] = cards[j] if j < m and score[i, j] > math.log(unread) else None
     return out

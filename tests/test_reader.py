@@ -262,10 +262,11 @@ def test_model_version_changes_with_how_the_weights_are_read():
     reporting = _model_version(MODELS, {**meta, "report_confidence": 0.7 if meta.get("report_confidence") != 0.7 else 0.5})
     one_deck = _model_version(MODELS, {**meta, "one_deck_report": None if meta.get("one_deck_report") is not None else 0.4})
     whole_deck = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "whole_deck_left": 9})
+    unread = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "one_deck_unread": 0.05 if meta.get("one_deck_unread") != 0.05 else 0.2})
     assert same == _model_version(MODELS, meta)
     versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins,
-                reporting, one_deck, whole_deck}
-    assert len(versions) == 15
+                reporting, one_deck, whole_deck, unread}
+    assert len(versions) == 16
 
 
 def test_a_reader_for_many_decks_is_the_version_without_the_one_deck_rule():

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kiosk.cards import deck
-from kiosk.deck_assignment import assign_cards
+from kiosk.deck_assignment import NO_CARD, assign_cards
 from kiosk.vision.detections import CardDetection
 from kiosk.vision.scale import LEAST_READINGS
 
@@ -40,7 +40,7 @@ def report_floor(cards, one_deck_report: float, report_confidence: float) -> flo
 
 
 def each_card_once(cards, floor: float, whole_deck_left: int = WHOLE_DECK_LEFT,
-                   n_alternatives: int = 3) -> tuple[CardDetection, ...]:
+                   n_alternatives: int = 3, unread: float = NO_CARD) -> tuple[CardDetection, ...]:
     """The readings with each card at most once (their runners-up where a surer reading took
     their card), those of at least `floor`, surest first; with the whole deck in the picture
     (all but `whole_deck_left` cards of 52 reported), also the weaker ones that name the cards left.
@@ -55,10 +55,20 @@ def each_card_once(cards, floor: float, whole_deck_left: int = WHOLE_DECK_LEFT,
 
     >>> [(str(c.card), c.confidence, c.box[0]) for c in each_card_once(read[:1] + (rec("Th", 0.7, 200, [["6h", 0.2]]),), 0.15)]
     [('Th', 0.9, 0), ('6h', 0.2, 200)]
+
+    `unread` weighs leaving a reading without a card (kiosk.deck_assignment). A reading may be no card at
+    all (a pictured back, a pip): where leaving it unread weighs as much as a faint runner-up, a sure
+    reading keeps its card against a weak rival instead of taking its 0.01 runner-up.
+
+    >>> pair = [rec("4c", 0.99, 0, [["4s", 0.01]]), rec("4c", 0.41, 300)]
+    >>> [(str(c.card), c.confidence) for c in each_card_once(pair, 0.4)]
+    [('4c', 0.41)]
+    >>> [(str(c.card), c.confidence) for c in each_card_once(pair, 0.4, unread=0.01)]
+    [('4c', 0.99)]
     """
     cards = list(cards)
     weights = {i: {**dict(c.alternatives), c.card: c.confidence} for i, c in enumerate(cards)}
-    assigned = assign_cards(weights, list(ONE_DECK))
+    assigned = assign_cards(weights, list(ONE_DECK), unread)
     settled = []
     for i, c in enumerate(cards):
         card = assigned.get(i)

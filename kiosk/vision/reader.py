@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from kiosk.cards import CLASS_NAMES
+from kiosk.deck_assignment import NO_CARD
 from kiosk.errors import KioskError
 from kiosk.vision.backends import BACKENDS, INT8, open_runner
 from kiosk.vision.detections import Detections
@@ -188,6 +189,8 @@ class CardReader:
         one_deck = meta.get("one_deck_report")
         self.one_deck_report = None if one_deck is None else max(self.min_confidence, float(one_deck))
         self.whole_deck_left = int(meta.get("whole_deck_left", 0))
+        # ... and the weight of leaving a reading without a card when two claim one (one_deck.each_card_once).
+        self.one_deck_unread = float(meta.get("one_deck_unread", NO_CARD))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -295,7 +298,8 @@ class CardReader:
             meta = {**dets.meta, "turned_reads": len(found), "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
             dets = replace(dets, meta=meta)
         if one_deck:
-            cards = each_card_once(cards, report_floor(cards, floor, self.report_confidence), self.whole_deck_left)
+            cards = each_card_once(cards, report_floor(cards, floor, self.report_confidence), self.whole_deck_left,
+                                   unread=self.one_deck_unread)
         return replace(dets, cards=cards)
 
     def read(
@@ -443,6 +447,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["one_deck_report"] = meta["one_deck_report"]
         if meta.get("whole_deck_left"):
             reading["whole_deck_left"] = meta["whole_deck_left"]
+        if meta.get("one_deck_unread", NO_CARD) != NO_CARD:
+            reading["one_deck_unread"] = meta["one_deck_unread"]
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"
