@@ -54,3 +54,13 @@ def test_a_doubtful_reading_offers_no_alternative_the_deck_placed_elsewhere():
     surely elsewhere is no alternative for the dealer to consider."""
     read = each_card_once([reading("8h", 0.99, 0.0), reading("Qh", 0.67, 200.0, [("8h", 0.2), ("Qc", 0.1)])], 0.5)
     assert [(str(c.card), [str(k) for k, _ in c.alternatives]) for c in read] == [("8h", []), ("Qh", ["Qc"])]
+
+
+def test_a_sure_reading_keeps_its_card_against_a_weak_rival_with_the_shipped_weight():
+    """docs/detector.md, `one_deck_unread`: leaving the weak rival (on a pictured back, say) unread must
+    weigh more than the sure reading's faint runner-up, or the card is read by nobody."""
+    shipped = json.loads((Path(__file__).resolve().parents[1] / "models" / "reader.json").read_text())
+    sure, rival = reading("4c", 0.99, 0.0, [("4s", 0.01)]), reading("4c", 0.41, 300.0)
+    read = each_card_once([sure, rival], 0.5, unread=shipped["one_deck_unread"])
+    assert [(str(c.card), c.confidence) for c in read] == [("4c", 0.99)]
+    assert each_card_once([sure, rival], 0.5) == ()  # the table's weight: both fall under the line
