@@ -7,6 +7,7 @@ models/MODEL_CARD.md with a margin for the small samples read here.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -101,11 +102,15 @@ def test_eval_on_generated_scenes_with_thresholds(frames, tmp_path):
 
     build("ci", {"train": 0, "val": 0, "test": 4}, seed=21, out_root=tmp_path, workers=1,
           mix={"showdown": 1.0}, forced={"test": ["kenney"]}, log=lambda *_: None)
-    # Measured with the shipped model: precision 1.00, recall 0.97 on these four scenes (kenney: never trained on).
+    # Measured with the shipped model: precision 1.00, recall 0.97 on these four scenes (test-split designs, never trained on).
     run = kiosk("eval", str(tmp_path / "ci"), "--split", "test", "--min-recall", "0.90", "--min-precision", "0.90", "--json")
     assert run.returncode == 0, run.stdout + run.stderr
     figures = json.loads(run.stdout)
     assert figures["images"] == 4 and figures["labelled"] > 60
+    # every picture read with an error is named, with its design and what went wrong
+    listed = figures["pictures_with_errors"]
+    assert len(listed) == round(figures["images"] * (1 - figures["clean_share"]))
+    assert all(re.match(r"[a-z0-9-]+ showdown: \d+/\d+ right, \d+ read", p["errors"]) for p in listed), listed
     failing = kiosk("eval", str(tmp_path / "ci"), "--split", "test", "--min-recall", "1.01")
     assert failing.returncode == 1 and "below threshold" in failing.stderr
 

@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+FAILURES_SHOWN = 10  # pictures with an error listed on screen; eval.json holds them all
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("eval", help="score the card reader on a labelled set", description=__doc__)
@@ -105,6 +107,12 @@ def _print(result, summary, kind) -> None:
         print("extra readings: " + " ".join(f"{c} x{n}" for c, n in result.extra.most_common(10)))
     if result.extra_places:
         print("extra readings lie on: " + ", ".join(f"{where} {n}" for where, n in result.extra_places.most_common()))
+    if result.failures:
+        print(f"pictures with an error ({len(result.failures)}; all of them in eval.json with --out, or --json):")
+        for image, what in result.failures[:FAILURES_SHOWN]:
+            print(f"  {image}: {what}")
+        if len(result.failures) > FAILURES_SHOWN:
+            print(f"  ... and {len(result.failures) - FAILURES_SHOWN} more")
 
 
 def summary_kind(t, r):

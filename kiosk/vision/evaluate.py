@@ -99,6 +99,7 @@ class EvalResult:
             "missed": self.missed.most_common(10),
             "extra": self.extra.most_common(10),
             "extra_places": dict(self.extra_places.most_common()),
+            "pictures_with_errors": [{"image": image, "errors": what} for image, what in self.failures],
             "by_deck": {
                 deck: {"labelled": n, "precision": round(c / r, 4) if r else None, "recall": round(c / n, 4) if n else None}
                 for deck, (n, r, c) in sorted(self.by_deck.items())
@@ -238,7 +239,9 @@ def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None =
     if not items:
         raise KioskError(f"{root}: scenes/{split}/ is empty")
     for image_path, scene, dets in _read_all(reader, items, result, progress):
-        labelled, readings, right, confusions, missed, extra, bonus = score_scene(scene, dets.cards, result.extra_places)
+        places = Counter()
+        labelled, readings, right, confusions, missed, extra, bonus = score_scene(scene, dets.cards, places)
+        result.extra_places.update(places)
         correct = len(right)
         result.unlabelled_right += bonus
         result.correct_by.update(right)
@@ -258,8 +261,24 @@ def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None =
             result.full_showdowns += 1
             result.clean_full_showdowns += clean
         if not clean:
-            result.failures.append((image_path.name, f"{correct}/{labelled} right, {readings} read"))
+            result.failures.append((image_path.name, _scene_errors(scene, correct, labelled, readings, missed, confusions, places)))
     return result
+
+
+def _scene_errors(scene, correct, labelled, readings, missed, confusions, places) -> str:
+    """One line naming what went wrong in a scene, for finding the pictures behind the figures.
+
+    >>> _scene_errors({"deck": "kenney", "kind": "showdown"}, 50, 52, 51, ["Jc", "Ac"], [("Qd", "Qh")],
+    ...               Counter({"a face-down card": 1}))
+    'kenney showdown: 50/52 right, 51 read; missed Jc Ac; Qd read as Qh; extra on a face-down card 1'
+    """
+    parts = [f"{scene.get('deck', '?')} {scene.get('kind', 'scene')}: {correct}/{labelled} right, {readings} read"]
+    if missed:
+        parts.append("missed " + " ".join(missed))
+    parts += [f"{t} read as {r}" for t, r in confusions]
+    if places:
+        parts.append("extra on " + ", ".join(f"{where} {n}" for where, n in places.most_common()))
+    return "; ".join(parts)
 
 
 # -- real photos (Pascal VOC, ranks only) -------------------------------------------------
