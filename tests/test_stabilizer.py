@@ -867,3 +867,24 @@ def test_a_faint_stray_reading_does_not_restart_the_hold(stray_confidence, delay
     noisy = _play_given(scene, stray)
     assert quiet and noisy and noisy[-1].showdown == quiet[-1].showdown == expected_showdown()
     assert (noisy[0].frame_index > quiet[0].frame_index) == delayed, (noisy[0].frame_index, quiet[0].frame_index)
+
+
+def test_a_late_frame_does_not_publish_a_verdict_read_from_too_few_frames():
+    """CI, 2026-12-03: a live stream on a busy machine, its second frame of the laid table 0.55 s
+    after the first. The hold had passed, so a verdict was published from two frames: `needs
+    dealer check` on every card (3 frames must agree), then confident a frame later. The hold now
+    also waits for `min_votes` frames of the layout: the first verdict the dealer sees is the right one."""
+    from kiosk.table.groundtruth import SceneReader
+    from kiosk.table.hub import Hub
+    from kiosk.table.runner import TableRunner
+    from kiosk.table.sources import Frame
+
+    scene = table(*(seat(n) for n in (1, 2, 3, 4)))
+    timeline = [empty_felt()] * 3 + [scene] * 6
+    stamps = [0.0, 0.1, 0.2, 0.3, 0.9, 1.0, 1.1, 1.2, 1.3]  # the table laid at 0.3, the next frame late
+    frames = (Frame(r.image, i, t, "live") for i, (r, t) in enumerate(zip(timeline, stamps)))
+    runner = TableRunner(load_config(None), frames, SceneReader(lambda i: timeline[i].scene), Hub())
+    runner.run_to_end()
+    first = runner.verdicts[0]
+    assert first.confident and first.showdown == expected_showdown(), (first.frame_index, first.needs_check)
+    assert first.frame_index == 5  # the layout's third frame: time held and three frames read

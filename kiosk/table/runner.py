@@ -311,7 +311,11 @@ class TableRunner:
         hand = hand or self._read()
         if not hand.all_open:
             return
-        held = self._now - hand.layout_since >= self.cfg.stabilizer.hold_seconds - 1e-6
+        # Held for the time and for enough frames to read each card confidently: a frame that came
+        # late (a slow machine, a stalled camera) must not publish a verdict read from two frames,
+        # `needs dealer check` for a moment, then confident one frame later.
+        st = self.cfg.stabilizer
+        held = self._now - hand.layout_since >= st.hold_seconds - 1e-6 and hand.layout_frames >= st.min_votes
         if held or force:
             self._publish(hand)
 

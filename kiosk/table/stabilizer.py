@@ -53,6 +53,7 @@ class Stabilizer:
         self._next_id = 0
         self.frames = 0
         self.layout_since = 0.0
+        self.layout_frame = 0  # the frame count when the layout last changed
         self._signature: tuple = ()
         self.key_frame = -1
         self.pile_since: dict[int, float] = {}
@@ -103,6 +104,7 @@ class Stabilizer:
         if signature != self._signature:
             self._signature = signature
             self.layout_since = now
+            self.layout_frame = self.frames
         return hits / len(cards) if cards else 1.0
 
     def _owners(self, cards: list[PlacedCard]) -> dict[int, int]:
@@ -505,7 +507,8 @@ class Stabilizer:
             all_checks.extend(seat.needs_check)
         stray = tuple(reads[sl.id] for sl in by_seat.get(None, []))
         return StableHand(
-            tuple(seats), stray, tuple(integrity), tuple(all_checks), self.frames, self.layout_since, self.key_frame
+            tuple(seats), stray, tuple(integrity), tuple(all_checks), self.frames, self.layout_since, self.key_frame,
+            self.frames - self.layout_frame + 1
         )
 
     def _hidden(self, reads: dict[int, CardRead], dead, declared, undeclared, duplicates: bool

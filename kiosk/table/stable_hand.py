@@ -75,6 +75,7 @@ class StableHand:
     frames: int  # frames in this hand so far
     layout_since: float  # timestamp since which the layout has not changed
     key_frame: int  # the latest frame that contributed
+    layout_frames: int = 1  # frames read since the layout last changed, that one included
 
     def seat(self, number: int) -> SeatRead:
         return next(s for s in self.seats if s.seat == number)
