@@ -284,6 +284,22 @@ def _scene_errors(scene, correct, labelled, readings, missed, confusions, places
 # -- real photos (Pascal VOC, ranks only) -------------------------------------------------
 
 
+def _photo_errors(correct, labelled, readings, missed, confusions, doubles, extras) -> str:
+    """One line naming what went wrong in a photo labelled by rank (whole-card boxes).
+
+    >>> _photo_errors(1, 3, 4, ["K"], [("Q", "9")], [("A", "Jk")], ["Kh"])
+    '1/3 right, 4 read; missed K; Q read as 9; A read a second time as Jk; extra Kh on no labelled card'
+    """
+    parts = [f"{correct}/{labelled} right, {readings} read"]
+    if missed:
+        parts.append("missed " + " ".join(missed))
+    parts += [f"{t} read as {r}" for t, r in confusions]
+    parts += [f"{t} read a second time as {r}" for t, r in doubles]
+    if extras:
+        parts.append("extra " + " ".join(extras) + " on no labelled card")
+    return "; ".join(parts)
+
+
 def _voc_items(root: Path):
     for xml_path in sorted(root.glob("*.xml")):
         tree = ET.parse(xml_path).getroot()
@@ -315,6 +331,7 @@ def evaluate_real_ranks(reader, root: Path, limit: int | None = None, progress=N
         result.labelled += len(boxes)
         claimed = set()
         correct = 0
+        missed, confusions, doubles = [], [], []
         for rank, (x1, y1, x2, y2) in boxes:
             mx, my = (x2 - x1) * 0.05, (y2 - y1) * 0.05
             inside = []
@@ -325,6 +342,7 @@ def evaluate_real_ranks(reader, root: Path, limit: int | None = None, progress=N
             claimed.update(inside)
             if not inside:
                 result.missed[rank] += 1
+                missed.append(rank)
                 continue
             best = max(inside, key=lambda i: dets.cards[i].confidence)
             read_rank = dets.cards[best].card.rank_char or "Jk"
@@ -333,6 +351,8 @@ def evaluate_real_ranks(reader, root: Path, limit: int | None = None, progress=N
                 result.correct_by[rank] += 1
             else:
                 result.confusions[(rank, read_rank)] += 1
+                confusions.append((rank, read_rank))
+            doubles += [(rank, str(dets.cards[i].card)) for i in inside if i != best]
         # Readings outside every labelled card, or a second reading of one card.
         per_card = len(claimed)
         extras = [str(d.card) for i, d in enumerate(dets.cards) if i not in claimed]
@@ -342,7 +362,8 @@ def evaluate_real_ranks(reader, root: Path, limit: int | None = None, progress=N
         clean = correct == len(boxes) and not extras and per_card == len(boxes)
         result.clean_images += clean
         if not clean:
-            result.failures.append((image_path.name, f"{correct}/{len(boxes)} right, {len(dets.cards)} read"))
+            result.failures.append((image_path.name, _photo_errors(correct, len(boxes), len(dets.cards), missed,
+                                                                   confusions, doubles, extras)))
     return result
 
 
