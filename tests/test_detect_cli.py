@@ -102,6 +102,22 @@ def test_real_photos_ranks_read(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_real_photo_of_overlapping_cards_scores_each_reading_once(tmp_path):
+    """IMG_2627: a queen over a king, the queen's index inside the king's labelled box. The surer
+    queen reading was scored for both cards (the king "read as Q") and the king's own reading as a
+    second reading; now each card takes one reading, its own rank first."""
+    import shutil
+
+    for name in ("IMG_2627.JPG", "IMG_2627.xml"):
+        shutil.copy(REAL / name, tmp_path / name)
+    run = kiosk("eval", str(tmp_path), "--json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads(run.stdout)
+    assert (figures["labelled"], figures["readings"], figures["correct"]) == (2, 2, 2), figures
+    assert figures["top_confusions"] == [] and figures["pictures_with_errors"] == []
+
+
+@pytest.mark.slow
 def test_eval_on_generated_scenes_with_thresholds(frames, tmp_path):
     from kiosk.synth.dataset import build
 

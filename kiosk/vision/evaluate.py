@@ -284,6 +284,43 @@ def _scene_errors(scene, correct, labelled, readings, missed, confusions, places
 # -- real photos (Pascal VOC, ranks only) -------------------------------------------------
 
 
+def match_ranks(boxes, reads) -> tuple[list, list]:
+    """Each labelled whole card takes at most one reading whose index lies on it (5% margin), and
+    each reading reads at most one card: first, surest first, the readings of a card's own rank,
+    then a card still without one takes the surest reading left on it (a misread). Overlapping
+    cards put one card's index on the other's box; without this a reading counted for both.
+
+    boxes: [(rank, (x1, y1, x2, y2))]; reads: [(rank, confidence, index centres)]. Returns the
+    reading each card took (index or None) and, per reading, the first card it lies on (or None).
+
+    >>> king, queen = ("K", (0, 0, 100, 140)), ("Q", (60, 0, 160, 140))  # the queen over the king
+    >>> match_ranks([king, queen], [("Q", 0.95, [(70, 10)]), ("K", 0.78, [(5, 10)])])
+    ([1, 0], [0, 0])
+    >>> match_ranks([king], [("Q", 0.9, [(5, 10)]), ("Jk", 0.8, [(500, 500)])])
+    ([0], [0, None])
+    """
+    on = []
+    for _, pts in ((r[0], r[2]) for r in reads):
+        hits = []
+        for k, (_, (x1, y1, x2, y2)) in enumerate(boxes):
+            mx, my = (x2 - x1) * 0.05, (y2 - y1) * 0.05
+            if any(x1 - mx <= px <= x2 + mx and y1 - my <= py <= y2 + my for px, py in pts):
+                hits.append(k)
+        on.append(hits)
+    took: list = [None] * len(boxes)
+    used: set = set()
+    surest = sorted(range(len(reads)), key=lambda i: -reads[i][1])
+    for own_rank in (True, False):
+        for i in surest:
+            if i in used:
+                continue
+            k = next((k for k in on[i] if took[k] is None and (boxes[k][0] == reads[i][0]) == own_rank), None)
+            if k is not None:
+                took[k] = i
+                used.add(i)
+    return took, [hits[0] if hits else None for hits in on]
+
+
 def _photo_errors(correct, labelled, readings, missed, confusions, doubles, extras) -> str:
     """One line naming what went wrong in a photo labelled by rank (whole-card boxes).
 
@@ -329,40 +366,31 @@ def evaluate_real_ranks(reader, root: Path, limit: int | None = None, progress=N
     for image_path, boxes, dets in _read_all(reader, items, result, progress):
         result.images += 1
         result.labelled += len(boxes)
-        claimed = set()
-        correct = 0
-        missed, confusions, doubles = [], [], []
-        for rank, (x1, y1, x2, y2) in boxes:
-            mx, my = (x2 - x1) * 0.05, (y2 - y1) * 0.05
-            inside = []
-            for i, det in enumerate(dets.cards):
-                pts = [box_center(c) for c in det.corners] or [det.center]
-                if any(x1 - mx <= px <= x2 + mx and y1 - my <= py <= y2 + my for px, py in pts):
-                    inside.append(i)
-            claimed.update(inside)
-            if not inside:
+        reads = [(d.card.rank_char or "Jk", d.confidence, [box_center(c) for c in d.corners] or [d.center])
+                 for d in dets.cards]
+        took, inside = match_ranks(boxes, reads)
+        correct, missed, confusions = 0, [], []
+        for (rank, _), i in zip(boxes, took):
+            if i is None:
                 result.missed[rank] += 1
                 missed.append(rank)
-                continue
-            best = max(inside, key=lambda i: dets.cards[i].confidence)
-            read_rank = dets.cards[best].card.rank_char or "Jk"
-            if read_rank == rank:
+            elif reads[i][0] == rank:
                 correct += 1
                 result.correct_by[rank] += 1
             else:
-                result.confusions[(rank, read_rank)] += 1
-                confusions.append((rank, read_rank))
-            doubles += [(rank, str(dets.cards[i].card)) for i in inside if i != best]
-        # Readings outside every labelled card, or a second reading of one card.
-        per_card = len(claimed)
-        extras = [str(d.card) for i, d in enumerate(dets.cards) if i not in claimed]
+                result.confusions[(rank, reads[i][0])] += 1
+                confusions.append((rank, reads[i][0]))
+        # A reading no card took: read a second time where a labelled card lies, or on no card.
+        left = [i for i in range(len(reads)) if i not in took]
+        doubles = [(boxes[inside[i]][0], str(dets.cards[i].card)) for i in left if inside[i] is not None]
+        extras = [str(dets.cards[i].card) for i in left if inside[i] is None]
         result.extra.update(extras)
-        result.readings += correct + (per_card - correct if per_card > correct else 0) + len(extras)
+        result.readings += len(reads)
         result.correct += correct
-        clean = correct == len(boxes) and not extras and per_card == len(boxes)
+        clean = correct == len(boxes) == len(reads)
         result.clean_images += clean
         if not clean:
-            result.failures.append((image_path.name, _photo_errors(correct, len(boxes), len(dets.cards), missed,
+            result.failures.append((image_path.name, _photo_errors(correct, len(boxes), len(reads), missed,
                                                                    confusions, doubles, extras)))
     return result
 
