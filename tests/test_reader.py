@@ -61,6 +61,24 @@ def test_recoloured_crops_no_longer_tell_red_ink_from_black():
 # -- scoring a scene -----------------------------------------------------------------
 
 
+def test_scoring_matches_a_reading_to_a_label_of_its_own_card_first():
+    """An index read twice, as Qh fitting its box best and as Qd a little off: the Qd reading is
+    the right one and the Qh reading the error (one right, one extra), not a Qd read as Qh and an
+    extra Qd (none right), as detection benchmarks match by class first."""
+    from kiosk.cards import parse_card
+    from kiosk.vision.detections import CardDetection
+    from kiosk.vision.evaluate import score_scene
+
+    scene = {"cards": [{"card": "Qd", "polygon": [[0, 0], [60, 0], [60, 90], [0, 90]],
+                        "corners": [[2, 2, 14, 26]], "face_up": True}]}
+
+    def reading(card, box):
+        return CardDetection(parse_card(card), 0.9, box, (box,))
+
+    got = score_scene(scene, [reading("Qh", (2, 2, 14, 26)), reading("Qd", (4, 4, 16, 28))])
+    assert got == (1, 2, ["Qd"], [], [], ["Qh"], 0)
+
+
 def test_scoring_counts_a_right_reading_of_an_unlabelled_card_apart_and_only_once():
     from kiosk.cards import parse_card
     from kiosk.vision.detections import CardDetection

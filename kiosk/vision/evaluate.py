@@ -163,11 +163,11 @@ def score_scene(scene: dict, cards, places: Counter | None = None) -> tuple[int,
         for ti, card in enumerate(truth):
             best = max((iou(a, b) for a in det.corners or (det.box,) for b in card["corners"]), default=0.0)
             if best >= 0.3:
-                pairs.append((best, pi, ti))
-    pairs.sort(reverse=True)
+                pairs.append((str(det.card) == card["card"], best, pi, ti))
+    pairs.sort(reverse=True)  # a reading matches a label of its own card first, as detection benchmarks match by class
     used_p, used_t = set(), set()
     right, confusions = [], []
-    for _, pi, ti in pairs:
+    for _, _, pi, ti in pairs:
         if pi in used_p or ti in used_t:
             continue
         used_p.add(pi)
