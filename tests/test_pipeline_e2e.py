@@ -263,3 +263,18 @@ def test_a_4k_camera_reads_through_the_same_stages(reader):
     got = rendered_accuracy(load_config(None), Seeing(), 1, 4, seed=1001, decks=["kenney"], size=(3840, 2160))
     assert set(seen) == {(2160, 3840)} and got["frame_size"] == "3840x2160" and got["hands"] == 1
     assert got["exact"] == 1 and got["confident_wrong"] == 0 and got["not_confident"] == 0
+
+
+def test_bench_names_what_the_dealer_checks_in_hands_read_exactly_but_not_confidently(capsys):
+    """`kiosk bench pipeline --show-misses`: a hand read exactly yet left for the dealer says why
+    (here the exact labels with a reader's noise, 3 frames a hand: some cards too seldom read)."""
+    import re
+
+    from kiosk.table.bench import rendered_accuracy
+
+    got = rendered_accuracy(load_config(None), None, 6, 3, decks=["kenney"], show_misses=True)
+    shown = capsys.readouterr().out
+    unsure_misses = sum(1 for m in got["misses"] if m["needs_check"] or m["integrity"])
+    blocks = re.findall(r"  unsure: rendered hand \d+ \(seed \d+, kenney\): read exactly((?:\n      check: .+)*)", shown)
+    assert len(blocks) == got["not_confident"] - unsure_misses >= 1, shown
+    assert all(block.count("check: ") >= 1 for block in blocks), shown

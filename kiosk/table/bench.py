@@ -61,7 +61,8 @@ def add_arguments(parser) -> None:
                         help="with --reads holding the rendered hands: replay each with one seat dead (seat 1 + seed %% 4), "
                         "that seat's readings removed, and judge the other three")
     parser.add_argument("--show-misses", action="store_true",
-                        help="print, for each rendered hand not read exactly, what was read wrong and why it was unsure")
+                        help="print, for each rendered hand not read exactly, what was read wrong and why it was unsure; "
+                             "for each read exactly but not confidently, what the dealer is asked to check")
     parser.add_argument("--soak-minutes", type=float, default=0.0, metavar="MIN",
                         help="run this many minutes of looped video and print memory at start and end")
     parser.add_argument("--no-record", action="store_true",
@@ -390,6 +391,9 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
             wrong += 1
         if got is None or not got.confident:
             unsure += 1
+            if ok and show_misses:  # read exactly, yet left for the dealer to check: why
+                print(f"  unsure: rendered hand {h} (seed {seed + h}, {decks[h % len(decks)]}): read exactly"
+                      + "".join(f"\n      check: {r}" for r in [n.reason for n in got.needs_check] + list(got.integrity)))
         if not ok:
             miss = {"hand": h, "seed": seed + h, "deck": decks[h % len(decks)],
                     "differences": differences(seats, want),
