@@ -300,7 +300,7 @@ def match_ranks(boxes, reads) -> tuple[list, list]:
     ([0], [0, None])
     """
     on = []
-    for _, pts in ((r[0], r[2]) for r in reads):
+    for _, _, pts in reads:
         hits = []
         for k, (_, (x1, y1, x2, y2)) in enumerate(boxes):
             mx, my = (x2 - x1) * 0.05, (y2 - y1) * 0.05
