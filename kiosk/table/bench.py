@@ -393,7 +393,7 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
             unsure += 1
             if ok and show_misses:  # read exactly, yet left for the dealer to check: why
                 print(f"  unsure: rendered hand {h} (seed {seed + h}, {decks[h % len(decks)]}): read exactly"
-                      + "".join(f"\n      check: {r}" for r in [n.reason for n in got.needs_check] + list(got.integrity)))
+                      + _check_lines([n.reason for n in got.needs_check] + list(got.integrity)))
         if not ok:
             miss = {"hand": h, "seed": seed + h, "deck": decks[h % len(decks)],
                     "differences": differences(seats, want),
@@ -402,13 +402,17 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
             misses.append(miss)
             if show_misses:
                 print(f"  miss: rendered hand {h} (seed {seed + h}, {miss['deck']}): " + "; ".join(miss["differences"])
-                      + "".join(f"\n      check: {r}" for r in miss["needs_check"] + miss["integrity"]))
+                      + _check_lines(miss["needs_check"] + miss["integrity"]))
     readable = hands - hidden
     return {"hands": readable, "rendered": hands, "seeds": f"{seed}-{seed + hands - 1}", "camera": camera, "hidden_index_scenes": hidden, "exact": exact,
             "exact_rate": exact / max(1, readable), "exact_in_order": in_order, "confident_wrong": wrong, "not_confident": unsure,
             "decks": ", ".join(decks), "frames_per_hand": frames_per_hand, "misses": misses, "frame_size": _wxh(size),
             "noise": "none (real reader)" if reader is not None else "exact labels, 5% missed, 1% misread per frame",
             "dead": "; seat 1 + seed % 4 dead, its readings removed" if dead_seat else ""}
+
+
+def _check_lines(reasons: list[str]) -> str:
+    return "".join(f"\n      check: {r}" for r in reasons)
 
 
 def frame_size(text: str) -> tuple[int, int]:
