@@ -116,7 +116,8 @@ class Game(_Section):
 
 
 class Stabilizer(_Section):
-    # The layout must hold this long (no card appearing, vanishing or changing) before a verdict.
+    # The layout must hold this long (no card appearing, vanishing or changing), and for `min_votes`
+    # frames, before a verdict.
     hold_seconds: float = Field(0.5, ge=0)
     # Frames that must agree on a card before it counts as read.
     min_votes: int = Field(3, ge=1)
