@@ -265,6 +265,10 @@ def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None =
     return result
 
 
+def _missed_and_misread(missed, confusions) -> list[str]:
+    return (["missed " + " ".join(missed)] if missed else []) + [f"{t} read as {r}" for t, r in confusions]
+
+
 def _scene_errors(scene, correct, labelled, readings, missed, confusions, places) -> str:
     """One line naming what went wrong in a scene, for finding the pictures behind the figures.
 
@@ -273,9 +277,7 @@ def _scene_errors(scene, correct, labelled, readings, missed, confusions, places
     'kenney showdown: 50/52 right, 51 read; missed Jc Ac; Qd read as Qh; extra on a face-down card 1'
     """
     parts = [f"{scene.get('deck', '?')} {scene.get('kind', 'scene')}: {correct}/{labelled} right, {readings} read"]
-    if missed:
-        parts.append("missed " + " ".join(missed))
-    parts += [f"{t} read as {r}" for t, r in confusions]
+    parts += _missed_and_misread(missed, confusions)
     if places:
         parts.append("extra on " + ", ".join(f"{where} {n}" for where, n in places.most_common()))
     return "; ".join(parts)
@@ -308,16 +310,14 @@ def match_ranks(boxes, reads) -> tuple[list, list]:
                 hits.append(k)
         on.append(hits)
     took: list = [None] * len(boxes)
-    used: set = set()
     surest = sorted(range(len(reads)), key=lambda i: -reads[i][1])
     for own_rank in (True, False):
         for i in surest:
-            if i in used:
+            if i in took:
                 continue
             k = next((k for k in on[i] if took[k] is None and (boxes[k][0] == reads[i][0]) == own_rank), None)
             if k is not None:
                 took[k] = i
-                used.add(i)
     return took, [hits[0] if hits else None for hits in on]
 
 
@@ -327,10 +327,7 @@ def _photo_errors(correct, labelled, readings, missed, confusions, doubles, extr
     >>> _photo_errors(1, 3, 4, ["K"], [("Q", "9")], [("A", "Jk")], ["Kh"])
     '1/3 right, 4 read; missed K; Q read as 9; A read a second time as Jk; extra Kh on no labelled card'
     """
-    parts = [f"{correct}/{labelled} right, {readings} read"]
-    if missed:
-        parts.append("missed " + " ".join(missed))
-    parts += [f"{t} read as {r}" for t, r in confusions]
+    parts = [f"{correct}/{labelled} right, {readings} read"] + _missed_and_misread(missed, confusions)
     parts += [f"{t} read a second time as {r}" for t, r in doubles]
     if extras:
         parts.append("extra " + " ".join(extras) + " on no labelled card")
