@@ -465,7 +465,7 @@ def cardsjs(only: list[str] | None = None) -> list[str]:
     return ["cardsjs"]
 
 
-PROCEDURAL_DESIGNS = 160
+PROCEDURAL_DESIGNS = 240
 # A playing-card index typeface (NKD04, free for any use) in texlive-games, for the third procedural generation.
 INDEX_FONT = "usr/share/texlive/texmf-dist/fonts/truetype/public/hmtrump/nkd04_playing_cards_index.ttf"
 
@@ -480,14 +480,76 @@ def index_fonts() -> tuple[str, ...]:
     return (str(path),) if path.is_file() else ()
 
 
+# Text faces of Debian's font packages (free licences that allow rendering) for the fifth procedural generation:
+# package -> font files inside it. The order is part of the designs: a design draws the n-th face found.
+FACE_PACKAGES = {
+    "fonts-urw-base35": [f"usr/share/fonts/opentype/urw-base35/{n}.otf" for n in (
+        "C059-Bold", "C059-Roman", "NimbusRoman-Bold", "NimbusSans-Bold", "NimbusSans-Regular",
+        "NimbusSansNarrow-Bold", "NimbusMonoPS-Bold", "P052-Bold", "P052-Roman", "URWBookman-Demi",
+        "URWGothic-Demi", "URWGothic-Book")],
+    "fonts-texgyre": [f"usr/share/texmf/fonts/opentype/public/tex-gyre/texgyre{n}.otf" for n in (
+        "adventor-bold", "bonum-bold", "bonum-regular", "cursor-bold", "heroscn-bold", "pagella-bold",
+        "schola-bold", "schola-regular", "termes-bold")],
+    "fonts-freefont-ttf": [f"usr/share/fonts/truetype/freefont/{n}.ttf" for n in (
+        "FreeSansBold", "FreeSerifBold", "FreeMonoBold", "FreeSerif")],
+    "fonts-open-sans": [f"usr/share/fonts/truetype/open-sans/OpenSans-{n}.ttf" for n in ("Bold", "CondBold", "ExtraBold")],
+    "fonts-lato": [f"usr/share/fonts/truetype/lato/Lato-{n}.ttf" for n in ("Bold", "Regular")],
+    "fonts-crosextra-carlito": ["usr/share/fonts/truetype/crosextra/Carlito-Bold.ttf"],
+    "fonts-crosextra-caladea": ["usr/share/fonts/truetype/crosextra/Caladea-Bold.ttf"],
+    "fonts-linuxlibertine": [f"usr/share/fonts/opentype/linux-libertine/{n}.otf" for n in (
+        "LinLibertine_RB", "LinLibertine_R", "LinBiolinum_RB")],
+    "fonts-ebgaramond": [f"usr/share/fonts/opentype/ebgaramond/EBGaramond12-{n}.otf" for n in ("Bold", "Regular")],
+    "fonts-cantarell": [f"usr/share/fonts/opentype/cantarell/Cantarell-{n}.otf" for n in ("Bold", "ExtraBold")],
+    "fonts-league-spartan": ["usr/share/fonts/opentype/league-spartan/LeagueSpartan-Bold.otf"],
+    "fonts-bebas-neue": ["usr/share/fonts/opentype/bebas-neue/BebasNeue-Bold.otf"],
+    "fonts-comic-neue": ["usr/share/fonts/opentype/comic-neue/ComicNeue-Bold.otf"],
+    "fonts-cabin": ["usr/share/fonts/opentype/cabin/Cabin-Bold.otf"],
+    "fonts-inter": [f"usr/share/fonts/opentype/inter/{n}.otf" for n in ("Inter-Bold", "InterDisplay-ExtraBold")],
+    "fonts-adf-gillius": [f"usr/share/fonts/truetype/adf/GilliusADF-{n}.otf" for n in ("BoldCond", "Bold")],
+    "fonts-adf-universalis": ["usr/share/fonts/truetype/adf/UniversalisADFStd-BoldCond.otf"],
+    "fonts-adf-accanthis": ["usr/share/fonts/truetype/adf/AccanthisADFStd-Bold.otf"],
+    "fonts-adf-berenis": ["usr/share/fonts/truetype/adf/BerenisADFPro-Bold.otf"],
+    "fonts-oldstandard": ["usr/share/fonts/truetype/fonts-oldstandard/OldStandard-Bold.ttf"],
+    "fonts-vollkorn": [f"usr/share/fonts/truetype/vollkorn/Vollkorn-{n}.ttf" for n in ("Bold", "ExtraBold")],
+    "fonts-play": ["usr/share/fonts/truetype/play/Play-Bold.ttf"],
+    "fonts-go": [f"usr/share/fonts/fonts-go/{n}.ttf" for n in ("Go-Bold", "Go-Mono-Bold")],
+    "fonts-yanone-kaffeesatz": ["usr/share/fonts/opentype/yanone-kaffeesatz/YanoneKaffeesatz-Bold.otf"],
+    "fonts-sil-gentium": ["usr/share/fonts/truetype/gentium/Gentium-R.ttf"],
+    "fonts-roboto-unhinted": [f"usr/share/fonts/truetype/roboto/unhinted/{n}.ttf" for n in (
+        "RobotoCondensed-Bold", "RobotoTTF/Roboto-Bold")],
+    "fonts-cmu": [f"usr/share/fonts/truetype/cmu/{n}.ttf" for n in ("cmunbx", "cmunsx")],
+    "fonts-paratype": [f"usr/share/fonts/truetype/paratype/{n}.ttf" for n in ("PTS75F", "PTN77F", "PTF75F", "PTC75F")],
+    "fonts-century-catalogue": ["usr/share/fonts/truetype/fonts-century-catalogue/Century-Catalogue.ttf"],
+    "fonts-beteckna": ["usr/share/fonts/truetype/beteckna/BetecknaGS-Bold.ttf"],
+    "fonts-quattrocento": ["usr/share/fonts/opentype/quattrocento/Quattrocento-Regular.otf"],
+}
+
+
+def text_faces() -> tuple[str, ...]:
+    """The fifth generation's text faces: FACE_PACKAGES fetched and unpacked here (not installed, so the machine's
+    own fonts, which the first generations draw from, stay as they were)."""
+    found, lost = [], []
+    for package, files in FACE_PACKAGES.items():
+        try:
+            root = apt_package(package)
+        except (subprocess.CalledProcessError, OSError, StopIteration):
+            lost.append(package)
+            continue
+        found += [str(root / f) for f in files if (root / f).is_file()]
+    if lost:
+        log(f"procedural: {len(lost)} font packages could not be fetched ({', '.join(lost)}); "
+            "designs from seed 160 are then not the committed figures' designs")
+    return tuple(found)
+
+
 def procedural(only: list[str] | None = None, count: int = PROCEDURAL_DESIGNS) -> list[str]:
     """Designs drawn by kiosk/synth/procedural.py from this machine's fonts (training variety; all one family)."""
     from kiosk.synth.art import CACHED_ART, PROCEDURAL_FAMILY, write_deck
     from kiosk.synth.procedural import make_design
 
-    made, fonts = [], index_fonts()
+    made, fonts, faces = [], index_fonts(), text_faces()
     for seed in range(count):
-        design = make_design(seed, index_fonts=fonts)
+        design = make_design(seed, index_fonts=fonts, faces=faces)
         if only and design.id not in only:
             continue
         font = Path(design.font).name

@@ -10,7 +10,7 @@ import pytest
 
 from kiosk.cards import CLASS_NAMES
 from kiosk.synth.art import measure_index, write_deck
-from kiosk.synth.procedural import make_design
+from kiosk.synth.procedural import make_design, typefaces
 from kiosk.vision.geometry import iou
 
 
@@ -152,3 +152,24 @@ def test_fourth_generation_courts_leave_plain_paper_beside_the_index():
         design = make_design(seed, height=200)
         assert design.court in ("figure", "letter")
         assert max(_ink_beside_index(design, c) for c in courts) < 0.01, seed
+
+
+def test_the_fifth_generation_prints_in_the_fetched_text_faces_and_earlier_designs_ignore_them():
+    """From seed 160 a design prints in one of the text faces the dataset command fetched (Debian's font packages;
+    any TrueType files serve here), draws the second generation's layouts and the fourth's courts; without
+    the faces it falls back to the third generation's. Designs before seed 160 ignore the faces, pixel for pixel."""
+    faces = typefaces()[:3]
+    fifth = [make_design(s, height=80, faces=faces) for s in range(160, 176)]
+    assert all(d.font in faces for d in fifth)
+    assert len({d.font for d in fifth}) == 3
+    assert {d.court for d in fifth} == {"frame", "figure", "letter"}
+    assert any(_index_wider_than_tall(d, "7h") for d in fifth)  # the suit beside the rank (second generation)
+    assert make_design(160, height=80).font in typefaces()
+    for seed in (43, 88, 130):
+        a, b = make_design(seed, height=80), make_design(seed, height=80, faces=faces)
+        assert all(np.array_equal(a.images[k], b.images[k]) for k in CLASS_NAMES), seed
+
+
+def _index_wider_than_tall(design, card: str) -> bool:
+    x1, y1, x2, y2 = design.index[card][0]
+    return x2 - x1 > y2 - y1

@@ -14,6 +14,10 @@ and layouts and change one thing: how the courts are pictured. The first three g
 right beside the index, and a reader trained on them learned that a J has a picture next to it: a J whose card
 shows plain paper there (a small figure in the middle, as some modern decks print) read as a 3. Half of these
 designs draw a small unframed figure in the middle of the card, a quarter a big letter there, a quarter the frame.
+Designs from seed 160 on (`FIFTH_GENERATION`) print in one of the text faces of Debian's font packages that the
+dataset command fetched (`faces`: grotesques, condensed and slab faces, old-style and modern romans), with the
+second generation's layouts and backs and the fourth's courts: the third generation's handful of faces still
+left the reader with fewer ways to draw a 6 or a Q than the house's deck may hold.
 The pictures are the generator's output (no third-party art): `make_design(seed)`
 gives the same design on any machine with the same fonts; without TrueType fonts it falls back to OpenCV's
 Hershey fonts.
@@ -54,6 +58,7 @@ PIPS = {
 SECOND_GENERATION = 40  # designs from this seed on draw the second generation's variety
 THIRD_GENERATION = 80  # designs from this seed on draw their typeface from `typefaces()`
 FOURTH_GENERATION = 120  # designs from this seed on: first-generation type, courts drawn in one of COURT_STYLES
+FIFTH_GENERATION = 160  # designs from this seed on: a typeface from `faces`, second-generation layouts, fourth's courts
 COURT_STYLES = ("frame", "figure", "letter")  # art framed beside the index; a small figure mid-card; a big letter
 # Text faces that ship with matplotlib (which ultralytics installs), so every machine has the same ones.
 MATPLOTLIB_FACES = ("cmr10", "cmb10", "cmss10", "cmti10", "cmtt10",
@@ -94,6 +99,11 @@ def _third_generation_font(rng: np.random.Generator, index_fonts: tuple[str, ...
     if index_fonts and rng.random() < 0.25:
         return str(rng.choice(index_fonts))
     return str(rng.choice(typefaces()))
+
+
+def _fifth_generation_font(rng: np.random.Generator, faces: tuple[str, ...]) -> str:
+    """A typeface for a fifth-generation design: one of `faces`, or a third-generation face without them."""
+    return str(rng.choice(faces)) if faces else str(rng.choice(typefaces()))
 
 
 def _pil():
@@ -390,14 +400,17 @@ def _picture_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.rando
         back[..., :3] = (back[..., :3] * (1 - a) + warped[..., :3] * a).astype(np.uint8)
 
 
-def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = ()) -> Design:
+def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = (),
+                faces: tuple[str, ...] = ()) -> Design:
     """One procedural design (53 cards and a back), the same for the same seed and fonts.
 
-    `index_fonts` are playing-card index typefaces a third-generation design may print in.
+    `index_fonts` are playing-card index typefaces a third-generation design may print in; `faces` the text
+    faces a fifth-generation design may print in.
     """
     rng = np.random.default_rng([seed, 52])
     st = _style(rng)
-    extra = np.random.default_rng([seed, 53]) if SECOND_GENERATION <= seed < FOURTH_GENERATION else None
+    fifth = seed >= FIFTH_GENERATION
+    extra = np.random.default_rng([seed, 53]) if SECOND_GENERATION <= seed < FOURTH_GENERATION or fifth else None
     st.update(_second_generation(extra))
     fourth = seed >= FOURTH_GENERATION
     st["court"] = str(np.random.default_rng([seed, 55]).choice(COURT_STYLES, p=[0.25, 0.5, 0.25])) if fourth else "frame"
@@ -405,6 +418,8 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = ())
         st["font"] = _third_generation_font(np.random.default_rng([seed, 54]), tuple(index_fonts))
         if st["font"].startswith("hershey"):  # already drawn with bold strokes: bolder blots small ranks
             st["weight"] = min(st["weight"], 0)
+    if fifth:
+        st["font"] = _fifth_generation_font(np.random.default_rng([seed, 56]), tuple(faces))
     W = round(height * rng.uniform(0.69, 0.74))
     drawn = {card: draw_card(card, st, W, height, rng) for card in CLASS_NAMES}
     images = {card: img for card, (img, _) in drawn.items()}
