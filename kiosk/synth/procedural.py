@@ -416,10 +416,10 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = (),
     st["court"] = str(np.random.default_rng([seed, 55]).choice(COURT_STYLES, p=[0.25, 0.5, 0.25])) if fourth else "frame"
     if THIRD_GENERATION <= seed < FOURTH_GENERATION:
         st["font"] = _third_generation_font(np.random.default_rng([seed, 54]), tuple(index_fonts))
-        if st["font"].startswith("hershey"):  # already drawn with bold strokes: bolder blots small ranks
-            st["weight"] = min(st["weight"], 0)
     if fifth:
         st["font"] = _fifth_generation_font(np.random.default_rng([seed, 56]), tuple(faces))
+    if (THIRD_GENERATION <= seed < FOURTH_GENERATION or fifth) and st["font"].startswith("hershey"):
+        st["weight"] = min(st["weight"], 0)  # already drawn with bold strokes: bolder blots small ranks
     W = round(height * rng.uniform(0.69, 0.74))
     drawn = {card: draw_card(card, st, W, height, rng) for card in CLASS_NAMES}
     images = {card: img for card, (img, _) in drawn.items()}
