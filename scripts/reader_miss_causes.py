@@ -2,8 +2,8 @@
 
 For each labelled face-up card that the picture's reading (`read_picture`, as `kiosk eval` reads it) does not
 name, the cause by stage: no index of the card found by the detector (IoU 0.3 with a labelled index box), or the
-classifier's say on the card's best found cut (true card on top and sure from 0.6, so lost to the reading rules
-after; on top but under 0.6; a runner-up; under 0.05). Also how many of all the labelled cards have an index found.
+classifier's say on the card's best found cut (true card on top and sure from the report line, 0.6, so lost to the
+reading rules after; on top but under it; a runner-up; under 0.05). Also how many of all the labelled cards have an index found.
 One deck a picture (the test sets' showdowns): a card is missed when no reading names it.
 
     .venv/bin/python scripts/reader_miss_causes.py datasets/generated/reader-test-v2 [--models M]
@@ -34,7 +34,8 @@ def cause_of(reader, image, card: str, found: list) -> str:
     t = CLASS_NAMES.index(card)
     best = mass[int(np.argmax(mass[:, t]))]
     if int(np.argmax(best)) == t:
-        return "true card on top, sure (>= 0.6): lost after" if best[t] >= 0.6 else "true card on top, under 0.6"
+        line = reader.report_confidence
+        return f"true card on top, sure (>= {line}): lost after" if best[t] >= line else f"true card on top, under {line}"
     return "true card a runner-up" if best[t] >= 0.05 else "true card under 0.05"
 
 
