@@ -466,7 +466,7 @@ def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("photo", ["IMG_2514.JPG", "IMG_2556.JPG"])  # real photos that do (phase-10 weights)
+@pytest.mark.parametrize("photo", ["IMG_2514.JPG", "IMG_2488.JPG"])  # real photos that do (phase-15 weights)
 def test_a_photo_of_a_few_cards_reports_from_the_usual_line(reader, photo, monkeypatch):
     """The lower report line of a picture of one deck needs a table's worth of sure readings
     (`one_deck.TABLE_READINGS`) to contest a misread: these photos of one card hold a joker reading

@@ -1,0 +1,83 @@
+"""Average two index classifiers' weights (one fine-tuned from the other) into a new reader folder.
+
+Weight-space interpolation between a model and its own fine-tune (WiSE-FT, Wortsman et al. 2022) often keeps
+what the fine-tune learnt and what it forgot; the result reads at the cost of one classifier. The new folder is
+a copy of BASE (its detector, reading rules and reader.json) whose classifier is
+
+    (1 - weight) * BASE's classifier + weight * OTHER's classifier
+
+exported to OpenVINO; make its INT8 copy after with `kiosk quantize --models OUT --parts classifier`.
+
+    .venv/bin/python scripts/average_classifiers.py models runs/models-v14 --weight 0.5 --out runs/models-soup50
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kiosk.vision import training  # noqa: E402
+from kiosk.vision.reader import READER_JSON  # noqa: E402
+
+
+def average_state(base: dict, other: dict, weight: float) -> dict:
+    if base.keys() != other.keys():
+        raise SystemExit("error: the two classifiers are not the same network (their layers differ)")
+    mixed = {}
+    for key, a in base.items():
+        b = other[key]
+        if a.shape != b.shape:
+            raise SystemExit(f"error: layer {key} has shape {tuple(a.shape)} in one and {tuple(b.shape)} in the other")
+        if a.is_floating_point():
+            mixed[key] = ((1 - weight) * a.float() + weight * b.float()).to(a.dtype)
+        else:  # BatchNorm's counter of batches seen
+            mixed[key] = a
+    return mixed
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("base", type=Path, help="reader folder whose detector, rules and classifier start the mix")
+    ap.add_argument("other", type=Path, help="reader folder whose classifier is mixed in")
+    ap.add_argument("--weight", type=float, required=True, help="share of OTHER's classifier, 0..1")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    if not 0.0 <= args.weight <= 1.0:
+        raise SystemExit(f"error: --weight {args.weight} is not between 0 and 1")
+    import torch
+
+    base_meta = json.loads((args.base / READER_JSON).read_text())
+    other_meta = json.loads((args.other / READER_JSON).read_text())
+    if base_meta["classifier"]["names"] != other_meta["classifier"]["names"]:
+        raise SystemExit("error: the two classifiers name different classes")
+    stem = training.CLASSIFIER
+    base_ck = torch.load(args.base / f"{stem}.pt", map_location="cpu", weights_only=False)
+    other_ck = torch.load(args.other / f"{stem}.pt", map_location="cpu", weights_only=False)
+    model = base_ck["model"]
+    model.load_state_dict(average_state(model.state_dict(), other_ck["model"].state_dict(), args.weight))
+    base_ck["train_args"] = {**base_ck.get("train_args", {}),
+                             "name": f"average of {args.base} and {args.other} at {args.weight}"}
+
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    shutil.copytree(args.base, args.out, ignore=shutil.ignore_patterns(f"{stem}*", "figures", "phase*"))
+    torch.save(base_ck, args.out / f"{stem}.pt")
+    files = training.export_model(args.out / f"{stem}.pt", args.out, stem, "classifier", ["openvino"],
+                                  base_meta["classifier"].get("imgsz", 64))
+    meta = json.loads((args.out / READER_JSON).read_text())
+    meta["classifier"]["files"] = files
+    meta.pop("int8", None)
+    meta["classifier_trained"] = (f"weights averaged: (1 - {args.weight}) x {args.base}/{stem}.pt + {args.weight} x "
+                                  f"{args.other}/{stem}.pt (scripts/average_classifiers.py)")
+    (args.out / READER_JSON).write_text(json.dumps(meta, indent=2) + "\n")
+    print(f"wrote {args.out}: classifier = {1 - args.weight:g} x {args.base} + {args.weight:g} x {args.other}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""`scripts/average_classifiers.py`: the shipped classifier is a weighted average of two (models/MODEL_CARD.md)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location("average_classifiers", ROOT / "scripts" / "average_classifiers.py")
+average_classifiers = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(average_classifiers)
+
+
+def test_each_weight_moves_its_share_of_the_way_and_the_batch_counter_is_left_alone():
+    base = {"conv.weight": torch.tensor([0.0, 4.0], dtype=torch.float16),
+            "bn.num_batches_tracked": torch.tensor(7)}
+    other = {"conv.weight": torch.tensor([8.0, 0.0], dtype=torch.float16),
+             "bn.num_batches_tracked": torch.tensor(99)}
+    mixed = average_classifiers.average_state(base, other, 0.25)
+    assert mixed["conv.weight"].tolist() == [2.0, 3.0]
+    assert mixed["conv.weight"].dtype == torch.float16
+    assert mixed["bn.num_batches_tracked"].item() == 7
+
+
+def test_two_different_networks_are_refused_by_name():
+    with pytest.raises(SystemExit, match="head.weight"):
+        average_classifiers.average_state({"head.weight": torch.zeros(3)}, {"head.weight": torch.zeros(4)}, 0.5)
+    with pytest.raises(SystemExit, match="not the same network"):
+        average_classifiers.average_state({"a": torch.zeros(1)}, {"b": torch.zeros(1)}, 0.5)
+
+
+@pytest.mark.slow
+def test_a_mixed_folder_reads_a_table_and_says_what_it_was_mixed_from(tmp_path, showdown):
+    from kiosk.vision.reader import load_reader
+
+    models = ROOT / "models"
+    out = tmp_path / "mixed"
+    assert average_classifiers.main([str(models), str(models), "--weight", "0.3", "--out", str(out)]) == 0
+    meta = json.loads((out / "reader.json").read_text())
+    assert "0.3 x" in meta["classifier_trained"]
+    assert "int8" not in meta  # the INT8 copy of the old classifier must not be read as the new one's
+    shipped = torch.load(models / "index-classifier.pt", map_location="cpu", weights_only=False)["model"].state_dict()
+    mixed = torch.load(out / "index-classifier.pt", map_location="cpu", weights_only=False)["model"].state_dict()
+    for key, value in shipped.items():  # a network averaged with itself is itself
+        assert torch.allclose(value.float(), mixed[key].float(), atol=1e-3), key
+    readings = load_reader(out, backend="openvino").read(showdown.image)
+    assert len(readings) >= 30
+
+
+def test_a_weight_outside_zero_to_one_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit, match="not between 0 and 1"):
+        average_classifiers.main([str(ROOT / "models"), str(ROOT / "models"), "--weight", "1.5", "--out", str(tmp_path / "x")])
