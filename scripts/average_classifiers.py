@@ -8,7 +8,9 @@ a copy of BASE (its detector, reading rules and reader.json) whose classifier is
 
 exported to OpenVINO; make its INT8 copy after with `kiosk quantize --models OUT --parts classifier`.
 
-    .venv/bin/python scripts/average_classifiers.py models runs/models-v14 --weight 0.5 --out runs/models-soup50
+    .venv/bin/python scripts/average_classifiers.py /tmp/phase10/models models/phase14 --weight 0.7 --out runs/models-soup70
+
+(the shipped classifier, phase 15: models/MODEL_CARD.md says where /tmp/phase10 comes from)
 """
 
 from __future__ import annotations
@@ -49,13 +51,17 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not 0.0 <= args.weight <= 1.0:
         raise SystemExit(f"error: --weight {args.weight} is not between 0 and 1")
+    stem = training.CLASSIFIER
+    for folder in (args.base, args.other):
+        for name in (READER_JSON, f"{stem}.pt"):
+            if not (folder / name).is_file():
+                raise SystemExit(f"error: {folder} has no {name}: give a reader folder such as models")
     import torch
 
     base_meta = json.loads((args.base / READER_JSON).read_text())
     other_meta = json.loads((args.other / READER_JSON).read_text())
     if base_meta["classifier"]["names"] != other_meta["classifier"]["names"]:
         raise SystemExit("error: the two classifiers name different classes")
-    stem = training.CLASSIFIER
     base_ck = torch.load(args.base / f"{stem}.pt", map_location="cpu", weights_only=False)
     other_ck = torch.load(args.other / f"{stem}.pt", map_location="cpu", weights_only=False)
     model = base_ck["model"]

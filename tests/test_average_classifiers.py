@@ -51,6 +51,9 @@ def test_a_mixed_folder_reads_a_table_and_says_what_it_was_mixed_from(tmp_path, 
     assert len(readings) >= 30
 
 
-def test_a_weight_outside_zero_to_one_is_refused(tmp_path, capsys):
+def test_a_weight_outside_zero_to_one_and_a_folder_that_is_no_reader_are_refused(tmp_path):
     with pytest.raises(SystemExit, match="not between 0 and 1"):
         average_classifiers.main([str(ROOT / "models"), str(ROOT / "models"), "--weight", "1.5", "--out", str(tmp_path / "x")])
+    with pytest.raises(SystemExit, match=f"{tmp_path} has no reader.json"):
+        average_classifiers.main([str(ROOT / "models"), str(tmp_path), "--weight", "0.5", "--out", str(tmp_path / "x")])
+    assert not (tmp_path / "x").exists()
