@@ -75,7 +75,7 @@ def main(argv=None) -> int:
     torch.save(base_ck, args.out / f"{stem}.pt")
     files = training.export_model(args.out / f"{stem}.pt", args.out, stem, "classifier", ["openvino"],
                                   base_meta["classifier"].get("imgsz", 64))
-    meta = json.loads((args.out / READER_JSON).read_text())
+    meta = base_meta  # copied into OUT above; only the classifier's entries change
     meta["classifier"]["files"] = files
     meta.pop("int8", None)
     meta["classifier_trained"] = (f"weights averaged: (1 - {args.weight}) x {args.base}/{stem}.pt + {args.weight} x "
