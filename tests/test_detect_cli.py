@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -167,3 +168,64 @@ def test_a_picture_holds_one_deck_unless_told_many(frames, tmp_path):
         names[flag] = [c["card"] for c in json.loads(done.stdout)[0]["cards"]]
     assert len(set(names[()])) == len(names[()])
     assert len(names[("--many-decks",)]) - len(set(names[("--many-decks",)])) >= 5
+
+
+def _house_deck_photos(folder: Path, relabel: dict | None = None) -> Path:
+    """Two rendered photos of a held-out deck (kenney) with Pascal VOC labels as a labelling tool
+    writes them: a whole-card box per face-up card, named by card ("Ks"), the way a house deck is
+    checked before a table goes live. `relabel` renames labels ({"Ks": "Kh"}) to plant an error."""
+    from kiosk.synth.scenes import render_random
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for kind, seed in (("showdown", 11), ("paigow", 5)):
+        scene = render_random(kind, "kenney", seed=seed, size=(1920, 1080))
+        name = f"{kind}_{seed}.jpg"
+        cv2.imwrite(str(folder / name), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        objects = []
+        for card in scene.scene["cards"]:
+            if card["face_up"] and card["corners"]:
+                xs, ys = [p[0] for p in card["polygon"]], [p[1] for p in card["polygon"]]
+                label = (relabel or {}).get(card["card"], card["card"])
+                objects.append(f"<object><name>{label}</name><bndbox><xmin>{min(xs):.0f}</xmin><ymin>{min(ys):.0f}"
+                               f"</ymin><xmax>{max(xs):.0f}</xmax><ymax>{max(ys):.0f}</ymax></bndbox></object>")
+        (folder / f"{kind}_{seed}.xml").write_text(f"<annotation><filename>{name}</filename>{''.join(objects)}</annotation>")
+    return folder
+
+
+@pytest.mark.slow
+def test_photos_labelled_by_card_are_scored_with_suits(tmp_path):
+    """A house deck labelled card by card is scored with suits: 42 cards of two photos all read right
+    (this reader reads them all); a label naming the right rank and the wrong suit is an error, which
+    scoring ranks alone (as for data/real-photos-ranks) would not see."""
+    right = _house_deck_photos(tmp_path / "right")
+    run = kiosk("eval", str(right), "--min-recall", "0.95", "--min-precision", "0.95", "--json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads(run.stdout)
+    assert figures["kind"] == "real-cards" and figures["labelled"] == 42 and figures["correct"] >= 40
+
+    labels = {f.stem: f.read_text() for f in right.glob("*.xml")}
+    rank, suit = re.search(r"<name>([2-9TJQKA])([shdc])</name>", labels["paigow_5"]).groups()
+    other = rank + {"s": "h", "h": "d", "d": "c", "c": "s"}[suit]
+    run = kiosk("eval", str(_house_deck_photos(tmp_path / "wrong", {rank + suit: other})))
+    assert "card recall" in run.stdout, run.stderr
+    assert f"{other} read as {rank + suit}" in run.stdout, run.stdout
+
+
+def test_photo_labels_that_name_no_card_or_mix_ranks_and_cards_are_clear_errors(tmp_path):
+    """A VOC label that names neither a rank nor a card is refused with its file and object; so is a
+    set labelled partly by rank and partly by card (the two are scored differently)."""
+    for sub in ("typo", "mixed"):
+        (tmp_path / sub).mkdir()
+        cv2.imwrite(str(tmp_path / sub / "a.jpg"), np.zeros((64, 64, 3), np.uint8))
+        cv2.imwrite(str(tmp_path / sub / "b.jpg"), np.zeros((64, 64, 3), np.uint8))
+    box = "<bndbox><xmin>1</xmin><ymin>1</ymin><xmax>30</xmax><ymax>40</ymax></bndbox>"
+    (tmp_path / "typo" / "a.xml").write_text(f"<annotation><object><name>Ks</name>{box}</object>"
+                                             f"<object><name>Kx</name>{box}</object></annotation>")
+    (tmp_path / "mixed" / "a.xml").write_text(f"<annotation><object><name>king</name>{box}</object></annotation>")
+    (tmp_path / "mixed" / "b.xml").write_text(f"<annotation><object><name>10h</name>{box}</object></annotation>")
+    typo = kiosk("eval", str(tmp_path / "typo"))
+    assert typo.returncode == 2 and "Traceback" not in typo.stderr
+    assert "a.xml: object 2 is labelled 'Kx'" in typo.stderr, typo.stderr
+    mixed = kiosk("eval", str(tmp_path / "mixed"))
+    assert mixed.returncode == 2 and "Traceback" not in mixed.stderr
+    assert "ranks (a.jpg)" in mixed.stderr and "cards (b.jpg)" in mixed.stderr, mixed.stderr

@@ -528,7 +528,7 @@ def test_cards_turned_about_45_degrees_are_read_in_the_turned_look(reader, photo
     from kiosk.vision.evaluate import _voc_items
 
     real = REPO.parent / "shared" / "data" / "real-photos-ranks"
-    labels = next(sorted(rank for rank, _ in boxes) for path, boxes in _voc_items(real) if path.name == photo)
+    labels = next(sorted(rank for rank, _ in boxes) for path, boxes, _ in _voc_items(real) if path.name == photo)
     image = cv2.imread(str(real / photo))
     saved = reader.turned_look
     try:

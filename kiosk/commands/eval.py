@@ -1,8 +1,9 @@
 """`kiosk eval SET`: how well the card reader reads a labelled set.
 
 SET is a generated data set (datasets/generated/<set>, scored per card with suits) or a
-folder of real photos with Pascal VOC labels (e.g. ../shared/data/real-photos-ranks,
-ranks only). Prints card precision and recall, the most confused pairs (6/9, suits of
+folder of photos with Pascal VOC labels, whole-card boxes named by rank (nine ... ace, e.g.
+../shared/data/real-photos-ranks: only the rank is scored) or by card (Ks, 10h, Jk: a few
+labelled photos of the house's deck, scored with suits). Prints card precision and recall, the most confused pairs (6/9, suits of
 one colour, ...), and the share of pictures read with no error at all. With --min-*
 thresholds it exits 1 when the reader falls short (CI uses this).
 """
@@ -50,7 +51,7 @@ def run(args) -> int:
     if kind == "scenes":
         result = evaluate.evaluate_scenes(reader, args.set, args.split, args.limit, progress)
     else:
-        result = evaluate.evaluate_real_ranks(reader, args.set, args.limit, progress)
+        result = evaluate.evaluate_photos(reader, args.set, args.limit, progress)
     summary = result.to_json()
     summary["model"] = reader.model_version
     summary["backend"] = reader.backend
@@ -61,7 +62,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        _print(result, summary, kind)
+        _print(result, summary)
     short = []
     if args.min_precision is not None and result.precision < args.min_precision:
         short.append(f"precision {result.precision:.4f} < {args.min_precision}")
@@ -74,8 +75,8 @@ def run(args) -> int:
     return 1 if short else 0
 
 
-def _print(result, summary, kind) -> None:
-    what = "card" if kind == "scenes" else "rank"
+def _print(result, summary) -> None:
+    what = "rank" if result.kind == "real-ranks" else "card"
     print(f"set:        {result.source} ({result.images} pictures, model {summary['model']}, {summary['backend']})")
     print(f"{what} precision: {result.precision:.4f}  ({result.correct} right of {result.readings} read)")
     if result.unlabelled_right:

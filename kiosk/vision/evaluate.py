@@ -9,8 +9,10 @@ not labelled (the data contract); a reading that names such a card correctly, on
 lies, is right but not asked for: it is counted apart (`unlabelled_right`), neither for nor
 against the reader (the strict precision, which counts it wrong, is printed beside).
 
-Real photos (data/real-photos-ranks: whole-card boxes, ranks 9-A, no suits): a labelled card
-is read by the most confident reading whose index lies inside its box; only the rank is scored.
+Photos with Pascal VOC labels (whole-card boxes): a labelled card is read by the most confident
+reading whose index lies inside its box. Labelled by rank (data/real-photos-ranks: `nine` ... `ace`,
+no suits), only the rank is scored; labelled by card (`Ks`, `Th`, `10h`, `Jk`: a house deck labelled
+in any VOC tool), the whole card is.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kiosk.cards import CLASS_NAMES
+from kiosk.cards import CLASS_NAMES, CardError, parse_card
 from kiosk.errors import KioskError
 from kiosk.vision.geometry import box_center, iou
 
@@ -35,7 +37,7 @@ IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
 @dataclass
 class EvalResult:
-    kind: str  # "scenes" | "real-ranks"
+    kind: str  # "scenes" | "real-ranks" | "real-cards"
     source: str
     images: int = 0
     labelled: int = 0  # cards the set says are readable
@@ -334,37 +336,70 @@ def _photo_errors(correct, labelled, readings, missed, confusions, doubles, extr
     return "; ".join(parts)
 
 
+def voc_label(name: str) -> tuple[str, str] | None:
+    """What a VOC object's name labels: a rank (the real-photos set's words) or a whole card.
+
+    >>> voc_label("King"), voc_label("10h"), voc_label("JK"), voc_label("chip")
+    (('rank', 'K'), ('card', 'Th'), ('card', 'Jk'), None)
+    """
+    text = name.strip()
+    if text.lower() in VOC_RANKS:
+        return "rank", VOC_RANKS[text.lower()]
+    try:
+        return "card", str(parse_card(text))
+    except CardError:
+        return None
+
+
 def _voc_items(root: Path):
+    """(image, [(rank or card, box)], "rank" | "card") per labelled photo; a label that names neither is refused."""
     for xml_path in sorted(root.glob("*.xml")):
-        tree = ET.parse(xml_path).getroot()
+        try:
+            tree = ET.parse(xml_path).getroot()
+        except ET.ParseError as exc:
+            raise KioskError(f"{xml_path}: not a readable Pascal VOC file ({exc})") from None
         name = tree.findtext("filename") or ""
         image_path = root / name
         if not image_path.is_file():
             stem = xml_path.with_suffix("")
             image_path = next((p for p in root.glob(stem.name + ".*") if p.suffix.lower() in IMAGE_SUFFIXES), image_path)
-        boxes = []
-        for obj in tree.findall("object"):
-            label = (obj.findtext("name") or "").strip().lower()
+        boxes, kinds = [], set()
+        for n, obj in enumerate(tree.findall("object"), 1):
+            name = obj.findtext("name") or ""
+            label = voc_label(name)
+            if label is None:
+                raise KioskError(f"{xml_path}: object {n} is labelled {name!r}: name a rank (nine, ten, jack, "
+                                 "queen, king, ace) or a card (Ks, Th, 10h, Jk)")
             bb = obj.find("bndbox")
-            if label not in VOC_RANKS or bb is None:
-                continue
-            box = tuple(float(bb.findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax"))
-            boxes.append((VOC_RANKS[label], box))
-        yield image_path, boxes
+            try:
+                box = tuple(float(bb.findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax"))
+            except (AttributeError, TypeError, ValueError):
+                raise KioskError(f"{xml_path}: object {n} ({name}) has no bndbox with xmin, ymin, xmax, ymax") from None
+            kinds.add(label[0])
+            boxes.append((label[1], box))
+        yield image_path, boxes, kinds
 
 
-def evaluate_real_ranks(reader, root: Path, limit: int | None = None, progress=None) -> EvalResult:
-    result = EvalResult("real-ranks", str(root))
-    items = list(_voc_items(root))
+def evaluate_photos(reader, root: Path, limit: int | None = None, progress=None) -> EvalResult:
+    """Photos with VOC labels, scored by rank ("real-ranks") or, labelled by card, by card ("real-cards")."""
+    labelled = list(_voc_items(root))
+    if not labelled:
+        raise KioskError(f"{root}: no Pascal VOC .xml labels here")
+    kinds = set().union(*(k for _, _, k in labelled))
+    if len(kinds) > 1:
+        first = {kind: next(p.name for p, _, k in labelled if kind in k) for kind in kinds}
+        raise KioskError(f"{root}: some labels name ranks ({first['rank']}) and some cards ({first['card']}): "
+                         "label every photo of a set the same way")
+    by_card = kinds == {"card"}
+    result = EvalResult("real-cards" if by_card else "real-ranks", str(root))
+    items = [(path, boxes) for path, boxes, _ in labelled]
     if limit:
         items = items[:limit]
-    if not items:
-        raise KioskError(f"{root}: no Pascal VOC .xml labels here")
     for image_path, boxes, dets in _read_all(reader, items, result, progress):
         result.images += 1
         result.labelled += len(boxes)
-        reads = [(d.card.rank_char or "Jk", d.confidence, [box_center(c) for c in d.corners] or [d.center])
-                 for d in dets.cards]
+        reads = [(str(d.card) if by_card else d.card.rank_char or "Jk", d.confidence,
+                  [box_center(c) for c in d.corners] or [d.center]) for d in dets.cards]
         took, inside = match_ranks(boxes, reads)
         correct, missed, confusions = 0, [], []
         for (rank, _), i in zip(boxes, took):
@@ -396,7 +431,7 @@ def detect_set_kind(path: Path) -> str:
     if (path / "scenes").is_dir():
         return "scenes"
     if any(path.glob("*.xml")):
-        return "real-ranks"
+        return "photos"
     raise KioskError(
         f"{path}: not a labelled set I know (a generated set with scenes/, or Pascal VOC .xml beside images)"
     )
@@ -424,7 +459,7 @@ def plot_confusion(result: EvalResult, path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    classes = list(CLASS_NAMES) if result.kind == "scenes" else ["9", "T", "J", "Q", "K", "A"]
+    classes = ["9", "T", "J", "Q", "K", "A"] if result.kind == "real-ranks" else list(CLASS_NAMES)
     m = confusion_matrix(result, classes).astype(float)
     if result.correct_by:
         for c, n in result.correct_by.items():
