@@ -339,12 +339,14 @@ def _photo_errors(correct, labelled, readings, missed, confusions, doubles, extr
 def voc_label(name: str) -> tuple[str, str] | None:
     """What a VOC object's name labels: a rank (the real-photos set's words) or a whole card.
 
-    >>> voc_label("King"), voc_label("10h"), voc_label("JK"), voc_label("chip")
-    (('rank', 'K'), ('card', 'Th'), ('card', 'Jk'), None)
+    >>> voc_label("King"), voc_label("10h"), voc_label("JK"), voc_label("joker"), voc_label("chip")
+    (('rank', 'K'), ('card', 'Th'), ('card', 'Jk'), ('card', 'Jk'), None)
     """
     text = name.strip()
     if text.lower() in VOC_RANKS:
         return "rank", VOC_RANKS[text.lower()]
+    if text.lower() == "joker":
+        return "card", "Jk"
     try:
         return "card", str(parse_card(text))
     except CardError:
@@ -369,7 +371,7 @@ def _voc_items(root: Path):
             label = voc_label(name)
             if label is None:
                 raise KioskError(f"{xml_path}: object {n} is labelled {name!r}: name a rank (nine, ten, jack, "
-                                 "queen, king, ace) or a card (Ks, Th, 10h, Jk)")
+                                 "queen, king, ace) or a card (Ks, Th, 10h, Jk or joker)")
             bb = obj.find("bndbox")
             try:
                 box = tuple(float(bb.findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax"))
