@@ -367,16 +367,16 @@ def _voc_items(root: Path):
             image_path = next((p for p in root.glob(stem.name + ".*") if p.suffix.lower() in IMAGE_SUFFIXES), image_path)
         boxes, kinds = [], set()
         for n, obj in enumerate(tree.findall("object"), 1):
-            name = obj.findtext("name") or ""
-            label = voc_label(name)
+            text = obj.findtext("name") or ""
+            label = voc_label(text)
             if label is None:
-                raise KioskError(f"{xml_path}: object {n} is labelled {name!r}: name a rank (nine, ten, jack, "
+                raise KioskError(f"{xml_path}: object {n} is labelled {text!r}: name a rank (nine, ten, jack, "
                                  "queen, king, ace) or a card (Ks, Th, 10h, Jk or joker)")
             bb = obj.find("bndbox")
             try:
                 box = tuple(float(bb.findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax"))
             except (AttributeError, TypeError, ValueError):
-                raise KioskError(f"{xml_path}: object {n} ({name}) has no bndbox with xmin, ymin, xmax, ymax") from None
+                raise KioskError(f"{xml_path}: object {n} ({text}) has no bndbox with xmin, ymin, xmax, ymax") from None
             kinds.add(label[0])
             boxes.append((label[1], box))
         yield image_path, boxes, kinds
@@ -404,16 +404,16 @@ def evaluate_photos(reader, root: Path, limit: int | None = None, progress=None)
                   [box_center(c) for c in d.corners] or [d.center]) for d in dets.cards]
         took, inside = match_ranks(boxes, reads)
         correct, missed, confusions = 0, [], []
-        for (rank, _), i in zip(boxes, took):
+        for (truth, _), i in zip(boxes, took):  # truth: a rank, or a card where labelled by card
             if i is None:
-                result.missed[rank] += 1
-                missed.append(rank)
-            elif reads[i][0] == rank:
+                result.missed[truth] += 1
+                missed.append(truth)
+            elif reads[i][0] == truth:
                 correct += 1
-                result.correct_by[rank] += 1
+                result.correct_by[truth] += 1
             else:
-                result.confusions[(rank, reads[i][0])] += 1
-                confusions.append((rank, reads[i][0]))
+                result.confusions[(truth, reads[i][0])] += 1
+                confusions.append((truth, reads[i][0]))
         # A reading no card took: read a second time where a labelled card lies, or on no card.
         left = [i for i in range(len(reads)) if i not in took]
         doubles = [(boxes[inside[i]][0], str(dets.cards[i].card)) for i in left if inside[i] is not None]
