@@ -57,3 +57,70 @@ def test_one_epoch_training_writes_a_reader_that_loads_and_reads(tmp_path):
     for backend in ("pytorch", "onnx", "openvino"):
         dets = load_reader(out, backend=backend).read(image, source="smoke")
         assert isinstance(dets, Detections) and dets.image_size == (image.shape[1], image.shape[0])
+
+
+def _kiosk_train(*args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "kiosk", "train", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_crops_already_cut_are_refused_with_the_option_at_fault(tmp_path):
+    crops = tmp_path / "crops"
+    (crops / "train" / "As.0").mkdir(parents=True)
+    run = _kiosk_train("--crops", crops, "--stage", "classifier")
+    assert run.returncode == 2 and f"--crops {crops}: no val/ folder of class folders" in run.stderr
+    assert "Traceback" not in run.stderr
+    (crops / "val" / "As.0").mkdir(parents=True)
+    run = _kiosk_train("--crops", crops)
+    assert run.returncode == 2 and "--crops trains the classifier only: add --stage classifier" in run.stderr
+    run = _kiosk_train("--crops", crops, "--stage", "classifier", "--data", tmp_path)
+    assert run.returncode == 2 and "--crops and --data exclude each other" in run.stderr
+    run = _kiosk_train("--crops", crops, "--stage", "classifier", "--mine", "10")
+    assert run.returncode == 2 and "--mine cuts crops from scenes" in run.stderr
+    run = _kiosk_train("--stage", "classifier")
+    assert run.returncode == 2 and "give --data (a generated data set) or --crops" in run.stderr
+
+
+@pytest.mark.slow
+def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
+    """scripts/gpu_train_classifier.sh, run on the CPU as on the lent GPU machine: crops cut from a tiny
+    set, packed into sheets (scripts/pack_crops.py), unpacked, and a fine-tune of the shipped
+    classifier and one from scratch trained side by side; both come back as 213-class weights."""
+    import os
+    from pathlib import Path
+
+    import cv2
+    import torch
+
+    from kiosk.synth.dataset import build
+    from kiosk.vision import prepare
+
+    root = Path(__file__).resolve().parents[1]
+    build("gpu", {"train": 3, "val": 1, "test": 0}, seed=5, out_root=tmp_path, workers=1,
+          mix={"showdown": 1.0}, forced={"val": ["kenney"]}, log=lambda *_: None)
+    crops = prepare.prepare_classifier(tmp_path / "gpu", tmp_path / "cut", prepare.PrepareConfig(max_cls_train=400))
+    sheets = tmp_path / "sheets"
+    pack = subprocess.run([sys.executable, str(root / "scripts" / "pack_crops.py"), "pack", str(crops), str(sheets)],
+                          capture_output=True, text=True, timeout=120)
+    assert pack.returncode == 0, pack.stderr
+    packed = json.loads(pack.stdout)
+    cut = sorted(p.relative_to(crops) for p in crops.rglob("*.jpg"))
+    assert packed["crops"] == len(cut) and packed["sheets"] == 1
+
+    out = tmp_path / "out"
+    env = {**os.environ, "DEVICE": "cpu", "OUT": str(out), "WORK": str(tmp_path / "work"), "CROPS": str(sheets),
+           "WORKERS": "0", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    run = subprocess.run(["bash", "scripts/gpu_train_classifier.sh", "0.001", "3"], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    unpacked = tmp_path / "work" / "crops"
+    assert sorted(p.relative_to(unpacked) for p in unpacked.rglob("*.jpg")) == cut  # every crop, in its class
+    first = cut[0]
+    diff = cv2.absdiff(cv2.imread(str(crops / first)), cv2.imread(str(unpacked / first)))
+    assert diff.mean() < 4  # JPEG's loss, not another crop's pixels
+    for name in ("ft", "scratch"):
+        model = torch.load(out / f"{name}.pt", map_location="cpu", weights_only=False)["model"]
+        assert len(model.names) == 53 * 4 + 1, name
+        assert (out / f"{name}-results.csv").is_file(), name
+    shipped = torch.load(root / "models" / "index-classifier.pt", map_location="cpu", weights_only=False)["model"]
+    assert model.names == shipped.names

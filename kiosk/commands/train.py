@@ -22,7 +22,12 @@ def register(subparsers) -> None:
         help="train the card reader (index detector + classifier) from a generated data set",
         description=__doc__,
     )
-    p.add_argument("--data", required=True, type=Path, help="generated data set folder (datasets/generated/<set>)")
+    p.add_argument("--data", type=Path, help="generated data set folder (datasets/generated/<set>)")
+    p.add_argument("--crops", type=Path, default=None,
+                   help="train the classifier on crops already cut (train/ and val/ folders of class folders, as "
+                        "runs/prep/<name>/cls holds them, or unpacked by scripts/pack_crops.py) instead of --data")
+    p.add_argument("--device", default="cpu",
+                   help="where ultralytics trains: cpu (default) or a GPU index such as 0")
     p.add_argument("--out", type=Path, default=Path("models"), help="where the weights go (default: models)")
     p.add_argument("--runs", type=Path, default=Path("runs"), help="ultralytics run folder (default: runs)")
     p.add_argument("--stage", choices=("both", "detector", "classifier"), default="both")
@@ -62,7 +67,12 @@ def run(args) -> int:
     from kiosk.vision import prepare, training
 
     data = args.data
-    if not (data / "scenes").is_dir() or not (data / "images").is_dir():
+    if args.crops is not None:
+        _check_crops(args)
+        data = args.crops
+    elif data is None:
+        raise KioskError("give --data (a generated data set) or --crops (classifier crops already cut)")
+    elif not (data / "scenes").is_dir() or not (data / "images").is_dir():
         raise KioskError(f"--data {data}: not a generated data set (needs images/ and scenes/; see datasets/build.py)")
     # ultralytics rounds a classifier's imgsz up to its stride (32); crops must be cut at
     # the size the network really trains at, or reading sees other pixels than training.
@@ -87,6 +97,7 @@ def run(args) -> int:
         resume_from=args.resume_from,
         seed=args.seed,
         workers=args.workers,
+        device=args.device,
         max_det_train=args.det_tiles,
         max_cls_train=args.cls_crops,
         copies=args.copies,
@@ -121,9 +132,10 @@ def run(args) -> int:
         best = training.train_detector(cfg, data_yaml)
         det_files = training.export_model(best, out, training.DETECTOR, "detector", cfg.exports)
     if "classifier" in cfg.stages:
-        print(f"[train] cutting classifier crops from {data} ...", flush=True)
         mined = None
-        if args.mine:
+        if args.crops is None:
+            print(f"[train] cutting classifier crops from {data} ...", flush=True)
+        if args.mine and args.crops is None:
             from kiosk.vision.reader import load_index_finder
 
             det_dir = out if "detector" in cfg.stages else (cfg.resume_from or out)
@@ -134,7 +146,7 @@ def run(args) -> int:
             mined = prepare.mine_detector_boxes(finder, data, "train", args.mine, cfg.seed)
             print(f"[train] mined {sum(len(v) for v in mined.values())} boxes "
                   f"({sum(1 for v in mined.values() for b in v if b[1] == prepare.BG)} background)", flush=True)
-        crops = prepare.prepare_classifier(data, prep_root / "cls", pcfg, mined=mined)
+        crops = args.crops or prepare.prepare_classifier(data, prep_root / "cls", pcfg, mined=mined)
         print(f"[train] training the index classifier ({time.time() - t0:.0f} s)", flush=True)
         best = training.train_classifier(cfg, crops)
         cls_files = training.export_model(best, out, training.CLASSIFIER, "classifier", cfg.exports, cfg.cls_imgsz)
@@ -151,11 +163,26 @@ def run(args) -> int:
         raise KioskError(f"{out}: the reader needs both stages; train the missing one (--stage both)")
     training.write_reader_json(out, det_files, cls_files, cls_names, cfg)
     print(f"[train] weights written to {out} ({time.time() - t0:.0f} s)", flush=True)
-    if not args.no_eval:
+    if args.crops is not None and not args.no_eval:
+        print(f"[train] no scenes to evaluate on with --crops: kiosk eval SET --models {out}", flush=True)
+    elif not args.no_eval:
         from kiosk.vision import figures
 
         figures.training_figures(cfg, out, prep_root)
     return 0
+
+
+def _check_crops(args) -> None:
+    if args.data is not None:
+        raise KioskError("--crops and --data exclude each other: crops already cut need no scenes")
+    if args.stage != "classifier":
+        raise KioskError("--crops trains the classifier only: add --stage classifier")
+    if args.mine:
+        raise KioskError("--mine cuts crops from scenes: crops given by --crops are used as they are")
+    for split in ("train", "val"):
+        folder = args.crops / split
+        if not folder.is_dir() or not any(p.is_dir() for p in folder.iterdir()):
+            raise KioskError(f"--crops {args.crops}: no {split}/ folder of class folders")
 
 
 def _files_in(out: Path, stem: str) -> dict | None:

@@ -45,6 +45,7 @@ class TrainConfig:
     resume_from: Path | None = None
     seed: int = 0
     workers: int = 2
+    device: str = "cpu"
     max_det_train: int = 6000
     max_cls_train: int = 150_000
     copies: int = 1
@@ -55,7 +56,7 @@ class TrainConfig:
 
 def _ultra_common(cfg: TrainConfig) -> dict:
     return dict(
-        device="cpu",
+        device=cfg.device,
         workers=cfg.workers,
         seed=cfg.seed,
         deterministic=True,
