@@ -79,12 +79,14 @@ def test_crops_already_cut_are_refused_with_the_option_at_fault(tmp_path):
     assert run.returncode == 2 and "--mine cuts crops from scenes" in run.stderr
     run = _kiosk_train("--stage", "classifier")
     assert run.returncode == 2 and "give --data (a generated data set) or --crops" in run.stderr
+    run = _kiosk_train("--data", tmp_path, "--cut-only")
+    assert run.returncode == 2 and "--cut-only cuts the classifier's crops from --data: add --stage classifier" in run.stderr
 
 
 @pytest.mark.slow
 def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
     """scripts/gpu_train_classifier.sh, run on the CPU as on the lent GPU machine: crops cut from a tiny
-    set, packed into sheets (scripts/pack_crops.py), unpacked, and a fine-tune of the shipped
+    set (`kiosk train --cut-only`), packed into sheets (scripts/pack_crops.py), unpacked, and a fine-tune of the shipped
     classifier and one from scratch trained side by side; both come back as 213-class weights."""
     import os
     from pathlib import Path
@@ -93,12 +95,16 @@ def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
     import torch
 
     from kiosk.synth.dataset import build
-    from kiosk.vision import prepare
 
     root = Path(__file__).resolve().parents[1]
     build("gpu", {"train": 3, "val": 1, "test": 0}, seed=5, out_root=tmp_path, workers=1,
           mix={"showdown": 1.0}, forced={"val": ["kenney"]}, log=lambda *_: None)
-    crops = prepare.prepare_classifier(tmp_path / "gpu", tmp_path / "cut", prepare.PrepareConfig(max_cls_train=400))
+    cutting = _kiosk_train("--data", tmp_path / "gpu", "--stage", "classifier", "--cut-only", "--cls-crops", 400,
+                       "--runs", tmp_path / "runs", "--name", "cut", "--out", tmp_path / "untouched", timeout=300)
+    assert cutting.returncode == 0, cutting.stderr[-3000:]
+    crops = tmp_path / "runs" / "prep" / "cut" / "cls"
+    assert f"train them with --crops {crops}" in cutting.stdout
+    assert not list((tmp_path / "untouched").iterdir())  # cutting trains nothing and writes no reader
     sheets = tmp_path / "sheets"
     pack = subprocess.run([sys.executable, str(root / "scripts" / "pack_crops.py"), "pack", str(crops), str(sheets)],
                           capture_output=True, text=True, timeout=120)

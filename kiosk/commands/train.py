@@ -58,6 +58,9 @@ def register(subparsers) -> None:
     p.add_argument("--mine", type=int, default=0, metavar="N",
                    help="add the detector's own boxes on N training scenes to the classifier crops "
                         "(its finds on labelled indices, and its false finds as background)")
+    p.add_argument("--cut-only", action="store_true",
+                   help="cut the classifier crops into runs/prep/<name>/cls and stop (to train them elsewhere "
+                        "with --crops, e.g. on a GPU)")
     p.add_argument("--no-export", action="store_true", help="skip ONNX/OpenVINO exports")
     p.add_argument("--no-eval", action="store_true", help="skip the evaluation on the validation scenes")
     p.set_defaults(func=run)
@@ -67,6 +70,8 @@ def run(args) -> int:
     from kiosk.vision import prepare, training
 
     data = args.data
+    if args.cut_only and (args.stage != "classifier" or args.crops is not None):
+        raise KioskError("--cut-only cuts the classifier's crops from --data: add --stage classifier, without --crops")
     if args.crops is not None:
         _check_crops(args)
         data = args.crops
@@ -147,6 +152,9 @@ def run(args) -> int:
             print(f"[train] mined {sum(len(v) for v in mined.values())} boxes "
                   f"({sum(1 for v in mined.values() for b in v if b[1] == prepare.BG)} background)", flush=True)
         crops = args.crops or prepare.prepare_classifier(data, prep_root / "cls", pcfg, mined=mined)
+        if args.cut_only:
+            print(f"[train] crops cut into {crops} ({time.time() - t0:.0f} s); train them with --crops {crops}", flush=True)
+            return 0
         print(f"[train] training the index classifier ({time.time() - t0:.0f} s)", flush=True)
         best = training.train_classifier(cfg, crops)
         cls_files = training.export_model(best, out, training.CLASSIFIER, "classifier", cfg.exports, cfg.cls_imgsz)
