@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Train the index classifier twice at once on a lent GPU machine, in one prepared call
 # (docs/detector.md, "Training on a GPU"): a fine-tune of the shipped classifier (models/) and
-# one from scratch, both on the crops packed into .gpu/crops by scripts/pack_crops.py, with
-# ultralytics carried as wheels in .gpu/whl. Each run gets HOURS of wall clock (ultralytics fits
-# its epochs into it). What comes back lands in $OUT: each run's weights and results.csv.
+# one from scratch (RUNS=ft or RUNS=scratch trains one of them), on the crops packed into
+# .gpu/crops by scripts/pack_crops.py, with ultralytics carried as wheels in .gpu/whl. Each run
+# gets HOURS of wall clock (ultralytics fits its epochs into it). What comes back lands in $OUT:
+# each run's log, weights and results.csv.
 #
 #   bash scripts/gpu_train_classifier.sh HOURS SEED
 #
@@ -16,6 +17,10 @@ OUT=${OUT:-runs/gpu-out}
 WORK=${WORK:-/tmp/gpu-train}
 WORKERS=${WORKERS:-7}
 CROPS=${CROPS:-.gpu/crops}
+RUNS=${RUNS:-ft scratch}   # which to train: ft, scratch or both
+for run in $RUNS; do
+    case $run in ft|scratch) ;; *) echo "error: RUNS names $run; it may name ft and scratch" >&2; exit 2 ;; esac
+done
 mkdir -p "$OUT" "$WORK/stub/polars"
 rm -rf "$WORK/crops" "$WORK/ft" "$WORK/scratch" "$WORK/runs"
 
@@ -36,22 +41,24 @@ nvidia-smi -L 2>/dev/null || true
 python3 -c "import torch, ultralytics; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'ultralytics', ultralytics.__version__)"
 
 python3 scripts/pack_crops.py unpack "$CROPS" "$WORK/crops" --workers 16
-cp -r models "$WORK/ft"
-cp -r models "$WORK/scratch"
-rm -f "$WORK/scratch/index-classifier.pt"   # no weights to start from: yolo11n-cls.yaml
-
 common=(--crops "$WORK/crops" --stage classifier --device "$DEVICE" --workers "$WORKERS" --cls-batch 512
         --cls-hours "$HOURS" --seed "$SEED" --runs "$WORK/runs" --no-export --no-eval)
-python3 -m kiosk train "${common[@]}" --out "$WORK/ft" --resume-from "$WORK/ft" --cls-lr0 0.0005 --name ft \
-    > "$OUT/ft.log" 2>&1 &
-ft=$!
-python3 -m kiosk train "${common[@]}" --out "$WORK/scratch" --cls-lr0 0.002 --name scratch \
-    > "$OUT/scratch.log" 2>&1 &
-scratch=$!
+pids=()
+for run in $RUNS; do
+    cp -r models "$WORK/$run"
+    case $run in
+        ft) start=(--resume-from "$WORK/ft" --cls-lr0 0.0005) ;;
+        scratch) rm -f "$WORK/scratch/index-classifier.pt"   # no weights to start from: yolo11n-cls.yaml
+                 start=(--cls-lr0 0.002) ;;
+    esac
+    python3 -m kiosk train "${common[@]}" --out "$WORK/$run" "${start[@]}" --name "$run" > "$OUT/$run.log" 2>&1 &
+    pids+=($!)
+done
 status=0
-wait $ft || status=1
-wait $scratch || status=1
-for run in ft scratch; do
+for pid in "${pids[@]}"; do
+    wait "$pid" || status=1
+done
+for run in $RUNS; do
     tail -n 25 "$OUT/$run.log"
     cp "$WORK/$run/index-classifier.pt" "$OUT/$run.pt" 2>/dev/null || echo "$run: no weights"
     cp "$WORK/runs/$run-cls/results.csv" "$OUT/$run-results.csv" 2>/dev/null || echo "$run: no results.csv"

@@ -130,3 +130,15 @@ def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
         assert (out / f"{name}-results.csv").is_file(), name
     shipped = torch.load(root / "models" / "index-classifier.pt", map_location="cpu", weights_only=False)["model"]
     assert model.names == shipped.names
+
+
+def test_the_gpu_script_refuses_a_run_it_does_not_know_before_it_starts(tmp_path):
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "RUNS": "ft big", "OUT": str(tmp_path / "out"), "WORK": str(tmp_path / "work")}
+    run = subprocess.run(["bash", "scripts/gpu_train_classifier.sh", "0.1", "1"], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "RUNS names big; it may name ft and scratch" in run.stderr
+    assert not (tmp_path / "work").exists()  # nothing unpacked, nothing trained
