@@ -15,12 +15,14 @@ SEED=${2:?seed}
 DEVICE=${DEVICE:-0}
 OUT=${OUT:-runs/gpu-out}
 WORK=${WORK:-/tmp/gpu-train}
-WORKERS=${WORKERS:-7}
 CROPS=${CROPS:-.gpu/crops}
 RUNS=${RUNS:-ft scratch}   # which to train: ft, scratch or both
 for run in $RUNS; do
     case $run in ft|scratch) ;; *) echo "error: RUNS names $run; it may name ft and scratch" >&2; exit 2 ;; esac
 done
+# Loading and augmenting the crops, not the GPU, sets the pace: the cores are shared out between the runs.
+share=$(( $(nproc) / $(echo $RUNS | wc -w) - 1 ))
+WORKERS=${WORKERS:-$(( share > 0 ? share : 0 ))}
 mkdir -p "$OUT" "$WORK/stub/polars"
 rm -rf "$WORK/crops" "$WORK/ft" "$WORK/scratch" "$WORK/runs"
 
