@@ -79,6 +79,9 @@ def test_crops_already_cut_are_refused_with_the_option_at_fault(tmp_path):
     assert run.returncode == 2 and "--mine cuts crops from scenes" in run.stderr
     run = _kiosk_train("--stage", "classifier")
     assert run.returncode == 2 and "give --data (a generated data set) or --crops" in run.stderr
+    for device, says in (("gpu", "give cpu, or GPU numbers such as 0 or 0,1"), ("7", "GPU(s) here; train with --device cpu")):
+        run = _kiosk_train("--crops", crops, "--stage", "classifier", "--device", device)
+        assert run.returncode == 2 and f"--device {device}: " in run.stderr and says in run.stderr, run.stderr
     run = _kiosk_train("--data", tmp_path, "--cut-only")
     assert run.returncode == 2 and "--cut-only cuts the classifier's crops from --data: add --stage classifier" in run.stderr
 

@@ -79,6 +79,7 @@ def run(args) -> int:
         raise KioskError("give --data (a generated data set) or --crops (classifier crops already cut)")
     elif not (data / "scenes").is_dir() or not (data / "images").is_dir():
         raise KioskError(f"--data {data}: not a generated data set (needs images/ and scenes/; see datasets/build.py)")
+    _check_device(args.device)
     # ultralytics rounds a classifier's imgsz up to its stride (32); crops must be cut at
     # the size the network really trains at, or reading sees other pixels than training.
     cls_imgsz = max(32, -(-args.cls_imgsz // 32) * 32)
@@ -191,6 +192,18 @@ def _check_crops(args) -> None:
         folder = args.crops / split
         if not folder.is_dir() or not any(p.is_dir() for p in folder.iterdir()):
             raise KioskError(f"--crops {args.crops}: no {split}/ folder of class folders")
+
+
+def _check_device(device: str) -> None:
+    if device == "cpu":
+        return
+    if not all(part.strip().isdigit() for part in device.split(",")):
+        raise KioskError(f"--device {device}: give cpu, or GPU numbers such as 0 or 0,1")
+    import torch
+
+    if torch.cuda.device_count() <= max(int(part) for part in device.split(",")):
+        raise KioskError(f"--device {device}: torch {torch.__version__} sees {torch.cuda.device_count()} GPU(s) here; "
+                         "train with --device cpu")
 
 
 def _files_in(out: Path, stem: str) -> dict | None:
