@@ -18,6 +18,10 @@ Designs from seed 160 on (`FIFTH_GENERATION`) print in one of the text faces of 
 dataset command fetched (`faces`: grotesques, condensed and slab faces, old-style and modern romans), with the
 second generation's layouts and backs and the fourth's courts: the third generation's handful of faces still
 left the reader with fewer ways to draw a 6 or a Q than the house's deck may hold.
+Designs from seed 280 on (`SIXTH_GENERATION`) are fifth-generation designs whose backs all picture cards, and
+picture them other ways (`_sixth_generation_back`): on a plain or shaded field as well as the lattice, with or
+without a frame, the fan smaller and anywhere on the back (kde-nicu's backs print four small aces low on a blue
+field; a context check trained on the lattice backs alone read those as cards).
 The pictures are the generator's output (no third-party art): `make_design(seed)`
 gives the same design on any machine with the same fonts; without TrueType fonts it falls back to OpenCV's
 Hershey fonts.
@@ -59,6 +63,7 @@ SECOND_GENERATION = 40  # designs from this seed on draw the second generation's
 THIRD_GENERATION = 80  # designs from this seed on draw their typeface from `typefaces()`
 FOURTH_GENERATION = 120  # designs from this seed on: first-generation type, courts drawn in one of COURT_STYLES
 FIFTH_GENERATION = 160  # designs from this seed on: a typeface from `faces`, second-generation layouts, fourth's courts
+SIXTH_GENERATION = 280  # designs from this seed on: the fifth generation with backs that picture cards in more ways
 COURT_STYLES = ("frame", "figure", "letter")  # art framed beside the index; a small figure mid-card; a big letter
 # Text faces that ship with matplotlib (which ultralytics installs), so every machine has the same ones.
 MATPLOTLIB_FACES = ("cmr10", "cmb10", "cmss10", "cmti10", "cmtt10",
@@ -380,19 +385,32 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
     return img, boxes
 
 
-def _picture_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.random.Generator) -> None:
+def _sixth_generation_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.random.Generator) -> None:
+    """A fan of two to five of the design's cards, 0.28-0.55 of the card, anywhere on the back, framed or not."""
+    H, W = back.shape[:2]
+    if rng.random() < 0.5:
+        x0, y0 = round(0.08 * W), round(0.06 * H)
+        cv2.rectangle(back, (x0, y0), (W - 1 - x0, H - 1 - y0), (255, 255, 255, 255), max(1, W // 50))
+    _picture_back(back, images, rng, frame=False, count=int(rng.integers(2, 6)), scale=rng.uniform(0.28, 0.55),
+                  centre=(rng.uniform(0.35, 0.65), rng.uniform(0.3, 0.72)))
+
+
+def _picture_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.random.Generator, frame: bool = True,
+                  count: int | None = None, scale: float | None = None, centre=(0.5, 0.5)) -> None:
     """A framed fan of three to five of the design's own cards, drawn on the back (as some decks print)."""
     H, W = back.shape[:2]
-    x0, y0 = round(0.08 * W), round(0.06 * H)
-    cv2.rectangle(back, (x0, y0), (W - 1 - x0, H - 1 - y0), (255, 255, 255, 255), max(1, W // 50))
-    cards = [str(c) for c in rng.choice(CLASS_NAMES[:52], size=int(rng.integers(3, 6)), replace=False)]
-    scale = rng.uniform(0.4, 0.55)
+    if frame:
+        x0, y0 = round(0.08 * W), round(0.06 * H)
+        cv2.rectangle(back, (x0, y0), (W - 1 - x0, H - 1 - y0), (255, 255, 255, 255), max(1, W // 50))
+    cards = [str(c) for c in rng.choice(CLASS_NAMES[:52], size=count or int(rng.integers(3, 6)), replace=False)]
+    scale = scale or rng.uniform(0.4, 0.55)
     small = [cv2.resize(images[c], None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) for c in cards]
     h, w = small[0].shape[:2]
+    centre_x, centre_y = centre
     spread = rng.uniform(10, 22)
     for k, img in enumerate(small):
         angle = (k - (len(small) - 1) / 2) * spread
-        centre = (W / 2 + (k - (len(small) - 1) / 2) * w * 0.18, H / 2)
+        centre = (W * centre_x + (k - (len(small) - 1) / 2) * w * 0.18, H * centre_y)
         m = cv2.getRotationMatrix2D((w / 2, h * 1.1), -angle, 1.0)  # fanned about a point below the cards
         m[:, 2] += (centre[0] - w / 2, centre[1] - h / 2)
         warped = cv2.warpAffine(img, m, (W, H), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
@@ -425,10 +443,17 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = (),
     images = {card: img for card, (img, _) in drawn.items()}
     back = images["2c"].copy()
     back[..., :3] = cv2.cvtColor(np.uint8([[[st["court_hue"], 200, 140]]]), cv2.COLOR_HSV2BGR)[0, 0]
-    for k in range(-height, W, max(4, W // 12)):  # a lattice back
-        cv2.line(back, (k, 0), (k + height, height), (255, 255, 255, 255), 1, cv2.LINE_AA)
-        cv2.line(back, (k + height, 0), (k, height), (255, 255, 255, 255), 1, cv2.LINE_AA)
-    if st["picture_back"]:
+    sixth = np.random.default_rng([seed, 57]) if seed >= SIXTH_GENERATION else None
+    if sixth is None or sixth.random() < 0.4:
+        for k in range(-height, W, max(4, W // 12)):  # a lattice back
+            cv2.line(back, (k, 0), (k + height, height), (255, 255, 255, 255), 1, cv2.LINE_AA)
+            cv2.line(back, (k + height, 0), (k, height), (255, 255, 255, 255), 1, cv2.LINE_AA)
+    elif sixth.random() < 0.5:  # a field shaded from top to bottom
+        shade = np.linspace(1.25, 0.7, height, dtype=np.float32)[:, None, None]
+        back[..., :3] = np.clip(back[..., :3].astype(np.float32) * shade, 0, 255).astype(np.uint8)
+    if sixth is not None:
+        _sixth_generation_back(back, images, sixth)
+    elif st["picture_back"]:
         _picture_back(back, images, extra)
     back[..., 3] = images["2c"][..., 3]
     index = {card: tuple(tuple(float(v) for v in b) for b in boxes) for card, (_, boxes) in drawn.items()}

@@ -81,6 +81,9 @@ def _model_dir_for(model_dir: Path, backend: str) -> Path:
         new = dict(meta)
         new["detector"] = dict(meta["detector"], files=det)
         new["classifier"] = dict(meta["classifier"], files=cls)
+        if meta.get("context"):  # not exported: read where it lies
+            new["context"] = dict(meta["context"], files={k: str((model_dir / v).resolve())
+                                                          for k, v in meta["context"]["files"].items()})
         (cache / "reader.json").write_text(json.dumps(new, indent=2))
     else:
         new = read_meta(cache)

@@ -29,6 +29,7 @@ from kiosk.errors import KioskError
 from kiosk.vision.backends import BACKENDS, INT8, open_runner
 from kiosk.vision.detections import Detections
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
+from kiosk.vision.context import CONTEXT_PAD, CONTEXT_SIZE, ContextCheck
 from kiosk.vision.closer import card_groups, found_again_or_sure, not_found_again, pack
 from kiosk.vision.geometry import centre_inside_any, clip_box, square_crop
 from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
@@ -140,7 +141,7 @@ def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=DET_INPU
 class CardReader:
     takes_still = True  # read() accepts a pipeline's StillIndices
 
-    def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict):
+    def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict, context_runner=None):
         self.model_dir = Path(model_dir)
         self.backend = backend
         self._cls = cls_runner
@@ -191,6 +192,12 @@ class CardReader:
         self.whole_deck_left = int(meta.get("whole_deck_left", 0))
         # ... and the weight of leaving a reading without a card when two claim one (one_deck.each_card_once).
         self.one_deck_unread = float(meta.get("one_deck_unread", NO_CARD))
+        # A single picture drops a reading whose every corner the context check calls `not` a
+        # face-up card's index with this probability (kiosk.vision.context); no check without it.
+        context = meta.get("context") or {}
+        self.context = None if context_runner is None else ContextCheck(
+            context_runner, context["names"], float(context.get("pad", CONTEXT_PAD)), int(context.get("imgsz", CONTEXT_SIZE)))
+        self.context_drop = float(context.get("drop", 1.0))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -297,10 +304,23 @@ class CardReader:
                 cards = tuple(drop_twins(list(cards), self.twin_reach))
             meta = {**dets.meta, "turned_reads": len(found), "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
             dets = replace(dets, meta=meta)
+        if self.context is not None:
+            cards = self._on_cards(image, cards)
         if one_deck:
             cards = each_card_once(cards, report_floor(cards, floor, self.report_confidence), self.whole_deck_left,
                                    unread=self.one_deck_unread)
         return replace(dets, cards=cards)
+
+    def _on_cards(self, image: np.ndarray, cards) -> tuple:
+        """The readings the context check does not call off a face-up card at every corner."""
+        boxes = [c.corners or (c.box,) for c in cards]
+        p_not = self.context.not_card(image, [b for group in boxes for b in group])
+        keep, i = [], 0
+        for card, group in zip(cards, boxes):
+            if float(p_not[i : i + len(group)].min()) < self.context_drop:
+                keep.append(card)
+            i += len(group)
+        return tuple(keep)
 
     def read(
         self,
@@ -449,6 +469,10 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
             reading["whole_deck_left"] = meta["whole_deck_left"]
         if meta.get("one_deck_unread", NO_CARD) != NO_CARD:
             reading["one_deck_unread"] = meta["one_deck_unread"]
+    if meta.get("context"):
+        reading["context"] = [meta["context"].get(k) for k in ("drop", "pad", "imgsz")]
+        pt = model_dir / meta["context"]["files"]["pytorch"]
+        digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"
@@ -496,4 +520,16 @@ def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_de
         raise KioskError(f"{model_dir}: no {backend} export of the reader here (have: {', '.join(have)})")
     det = open_runner(backend, model_dir / meta["detector"]["files"][backend])
     cls = open_runner(backend, model_dir / meta["classifier"]["files"][backend])
-    return CardReader(model_dir, backend, det, cls, meta)
+    return CardReader(model_dir, backend, det, cls, meta, context_runner(model_dir, meta, backend))
+
+
+def context_runner(model_dir: Path, meta: dict, backend: str):
+    """The context check's network, or None without one: in `backend`'s format where it has that export,
+    else OpenVINO's or PyTorch's (the check reads single pictures only, so its format costs little)."""
+    files = (meta.get("context") or {}).get("files")
+    if not files:
+        return None
+    for kind in dict.fromkeys(("openvino" if backend == INT8 else backend, "openvino", "pytorch")):
+        if files.get(kind) and (model_dir / files[kind]).exists():
+            return open_runner(kind, model_dir / files[kind])
+    raise KioskError(f"{model_dir}: the context check's weights are missing ({READER_JSON} 'context': {files})")

@@ -1,0 +1,132 @@
+"""The context check (kiosk/vision/context.py): a single picture's readings on card backs that picture
+cards are dropped, the face-up cards' readings are kept."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from kiosk.vision.reader import load_reader
+
+    return load_reader(MODELS)
+
+
+@pytest.fixture(scope="module")
+def kenney_showdown():
+    from kiosk.synth.scenes import render_random
+
+    return render_random("showdown", "kenney", seed=4242, size=(1920, 1080))
+
+
+def _three_backs(scene, image: np.ndarray, back: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """Three face-down cards with `back` laid side by side on free felt at the scene's card size."""
+    import cv2
+
+    polygons = [np.asarray(c["polygon"], np.float32) for c in scene["cards"]]
+    card_height = float(np.median([max(cv2.minAreaRect(p)[1]) for p in polygons]))
+    f = card_height / back.shape[0]
+    back = cv2.resize(back, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    h, w = back.shape[:2]
+    covered = np.zeros(image.shape[:2], np.uint8)
+    for p in polygons:
+        cv2.fillPoly(covered, [p.astype(np.int32)], 255)
+    free = cv2.erode(255 - covered, np.ones((h + 20, 3 * w + 40), np.uint8))
+    ys, xs = np.nonzero(free)
+    y0, x0 = int(ys[len(ys) // 2]) - h // 2, int(xs[len(xs) // 2]) - (3 * w + 20) // 2
+    out = image.copy()
+    alpha = back[..., 3:4] / 255.0
+    for k in range(3):
+        x = x0 + k * (w + 10)
+        out[y0:y0 + h, x:x + w] = (out[y0:y0 + h, x:x + w] * (1 - alpha) + back[..., :3] * alpha).astype(np.uint8)
+    return out, (x0, y0, x0 + 3 * w + 20, y0 + h)
+
+
+def test_the_shipped_reader_has_a_context_check_for_single_pictures(reader):
+    meta = json.loads((MODELS / "reader.json").read_text())
+    assert meta["context"]["names"] == ["card", "not"]
+    assert reader.context is not None and reader.context_drop == meta["context"]["drop"]
+
+
+def test_a_reader_without_a_context_check_still_loads_and_is_another_version(tmp_path):
+    from kiosk.vision.reader import load_reader
+
+    for f in MODELS.iterdir():
+        if f.name != "reader.json":
+            (tmp_path / f.name).symlink_to(f)
+    meta = json.loads((MODELS / "reader.json").read_text())
+    del meta["context"]
+    (tmp_path / "reader.json").write_text(json.dumps(meta))
+    plain = load_reader(tmp_path)
+    assert plain.context is None
+    assert plain.model_version != load_reader(MODELS).model_version
+
+
+@pytest.mark.slow
+def test_readings_on_backs_that_picture_cards_are_dropped_and_face_up_cards_kept(reader, kenney_showdown):
+    """Procedural designs 50, 58 and 60 print a fan of their own cards on the back (as kde-nicu's
+    backs print four aces). Read without the check, three such face-down cards beside a kenney
+    showdown give readings of cards; the check drops most of them, and nothing of the showdown."""
+    from kiosk.synth.procedural import make_design
+
+    blind = copy.copy(reader)
+    blind.context = None
+    on_backs = {"without": 0, "with": 0}
+    for seed in (50, 58, 60):
+        picture, (x1, y1, x2, y2) = _three_backs(kenney_showdown.scene, kenney_showdown.image,
+                                                 make_design(seed, height=240).back)
+        for name, r in (("without", blind), ("with", reader)):
+            on_backs[name] += sum(x1 <= c.center[0] <= x2 and y1 <= c.center[1] <= y2
+                                  for c in r.read_picture(picture).cards)
+    assert on_backs["without"] >= 4, on_backs
+    assert on_backs["with"] <= on_backs["without"] // 2, on_backs
+    plain = sorted(str(c.card) for c in blind.read_picture(kenney_showdown.image).cards)
+    checked = sorted(str(c.card) for c in reader.read_picture(kenney_showdown.image).cards)
+    assert checked == plain and len(plain) >= 30
+
+
+@pytest.mark.slow
+def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_reader(tmp_path):
+    """The training path of the check: crops mined from a tiny set, one epoch, the weights and reader.json entry
+    written, and the reader loads and uses them. Never judges accuracy."""
+    import subprocess
+    import sys
+
+    import cv2
+
+    from kiosk.synth.dataset import build
+    from kiosk.vision.reader import load_reader
+
+    build("ctx", {"train": 3, "val": 1, "test": 0}, seed=7, out_root=tmp_path, workers=1,
+          mix={"showdown": 1.0}, forced={"val": ["kenney"]}, log=lambda *_: None)
+    root = Path(__file__).resolve().parents[1]
+    crops, out = tmp_path / "crops", tmp_path / "models"
+    out.mkdir()
+    for f in MODELS.iterdir():  # the shipped reader, but its own reader.json (rewritten by the training)
+        if f.name == "reader.json":
+            meta = json.loads(f.read_text())
+            del meta["context"]
+            (out / f.name).write_text(json.dumps(meta))
+        elif not f.name.startswith("context-check"):
+            (out / f.name).symlink_to(f)
+    for cmd in ([str(root / "scripts/context_crops.py"), str(tmp_path / "ctx"), str(crops), "--scenes", "3"],
+                [str(root / "scripts/train_context_check.py"), str(crops), str(out), "--hours", "0", "--epochs", "1",
+                 "--workers", "0", "--max-card", "300"]):
+        run = subprocess.run([sys.executable, *cmd], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert len(list((crops / "train" / "card").glob("*.jpg"))) > 50
+    meta = json.loads((out / "reader.json").read_text())
+    assert meta["context"]["names"] == ["card", "not"] and meta["context"]["drop"] == 0.9
+    assert all((out / f).exists() for f in meta["context"]["files"].values())
+    reader = load_reader(out)
+    assert reader.context is not None
+    image = cv2.imread(str(next((tmp_path / "ctx" / "images" / "val").glob("*.jpg"))))
+    assert reader.read_picture(image, source="ctx").image_size == (image.shape[1], image.shape[0])
