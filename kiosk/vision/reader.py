@@ -196,7 +196,7 @@ class CardReader:
         # face-up card's index with this probability (kiosk.vision.context); no check without it.
         context = meta.get("context") or {}
         self.context = None if context_runner is None else ContextCheck(
-            context_runner, context["names"], float(context.get("pad", CONTEXT_PAD)), int(context.get("imgsz", CONTEXT_SIZE)))
+            context_runner, list(context.get("names", ("card", "not"))), float(context.get("pad", CONTEXT_PAD)), int(context.get("imgsz", CONTEXT_SIZE)))
         self.context_drop = float(context.get("drop", 1.0))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
@@ -284,7 +284,8 @@ class CardReader:
 
     def read_picture(self, image_bgr: np.ndarray, source: str = "") -> Detections:
         """One picture on its own: doubtful cuts read again (`recheck_zooms`), the picture read
-        turned as well where that can find more (`turned_look`), and only the readings sure
+        turned as well where that can find more (`turned_look`), readings on no face-up card dropped
+        (`context`: kiosk.vision.context), and only the readings sure
         enough to report (`report_confidence`, or with `one_deck_report` each card at most once
         and readings from that confidence: kiosk.vision.one_deck)."""
         image = _as_bgr(image_bgr, source)
@@ -471,7 +472,7 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
             reading["one_deck_unread"] = meta["one_deck_unread"]
     if meta.get("context"):
         reading["context"] = [meta["context"].get(k) for k in ("drop", "pad", "imgsz")]
-        pt = model_dir / meta["context"]["files"]["pytorch"]
+        pt = model_dir / (meta["context"].get("files") or {}).get("pytorch", "-")
         digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
