@@ -130,3 +130,18 @@ def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_rea
     assert reader.context is not None
     image = cv2.imread(str(next((tmp_path / "ctx" / "images" / "val").glob("*.jpg"))))
     assert reader.read_picture(image, source="ctx").image_size == (image.shape[1], image.shape[0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("photo, cards, extra", [("IMG_2446.JPG", ["Ah"], "3d"), ("IMG_2552.JPG", ["Ac"], "Jk"),
+                                                 ("IMG_2569.JPG", ["Jd", "Jh", "As", "Jc"], "Jk")])
+def test_real_photos_lose_a_reading_of_no_card_and_keep_their_cards(reader, photo, cards, extra):
+    """Real photos (../shared/data/real-photos-ranks) where the index classifier reads a second card in an ace's
+    art or beside the cards: the check drops that reading, and only that one."""
+    from kiosk.vision.images import load_image
+
+    image = load_image(MODELS.parents[1] / "shared" / "data" / "real-photos-ranks" / photo)
+    blind = copy.copy(reader)
+    blind.context = None
+    assert sorted(str(c.card) for c in blind.read_picture(image).cards) == sorted(cards + [extra])
+    assert sorted(str(c.card) for c in reader.read_picture(image).cards) == sorted(cards)
