@@ -56,6 +56,16 @@ def test_the_shipped_reader_has_a_context_check_for_single_pictures(reader):
     assert reader.context is not None and reader.context_drop == meta["context"]["drop"]
 
 
+def test_the_check_is_opened_by_the_first_single_picture_never_by_camera_frames(kenney_showdown):
+    from kiosk.vision.reader import load_reader
+
+    fresh = load_reader(MODELS)  # the table's start-up (kiosk run, replay) does not pay for opening it
+    fresh.read(kenney_showdown.image)
+    assert fresh._context is None
+    fresh.read_picture(kenney_showdown.image)
+    assert fresh._context is not None
+
+
 def test_a_reader_without_a_context_check_still_loads_and_is_another_version(tmp_path):
     from kiosk.vision.reader import load_reader
 

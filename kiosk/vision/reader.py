@@ -18,6 +18,7 @@ import hashlib
 import json
 import time
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -141,7 +142,7 @@ def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=DET_INPU
 class CardReader:
     takes_still = True  # read() accepts a pipeline's StillIndices
 
-    def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict, context_runner=None):
+    def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict, open_context=None):
         self.model_dir = Path(model_dir)
         self.backend = backend
         self._cls = cls_runner
@@ -194,12 +195,24 @@ class CardReader:
         self.one_deck_unread = float(meta.get("one_deck_unread", NO_CARD))
         # A single picture drops a reading whose every corner the context check calls `not` a
         # face-up card's index with this probability (kiosk.vision.context); no check without it.
-        context = meta.get("context") or {}
-        self.context = None if context_runner is None else ContextCheck(
-            context_runner, list(context.get("names", ("card", "not"))), float(context.get("pad", CONTEXT_PAD)), int(context.get("imgsz", CONTEXT_SIZE)))
-        self.context_drop = float(context.get("drop", 1.0))
+        # `open_context` opens its network on a single picture's first read: camera frames never need it.
+        self._open_context, self._context = open_context, None
+        self.context_drop = float((meta.get("context") or {}).get("drop", 1.0))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
+
+    @property
+    def context(self) -> ContextCheck | None:
+        if self._context is None and self._open_context is not None:
+            context = self.meta.get("context") or {}
+            self._context = ContextCheck(self._open_context(), list(context.get("names", ("card", "not"))),
+                                         float(context.get("pad", CONTEXT_PAD)), int(context.get("imgsz", CONTEXT_SIZE)))
+        return self._context
+
+    @context.setter
+    def context(self, check: ContextCheck | None) -> None:  # None: no check
+        self._context = check
+        self._open_context = None
 
     def _build_class_maps(self, names: list[str]) -> None:
         n = len(names)
@@ -521,16 +534,17 @@ def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_de
         raise KioskError(f"{model_dir}: no {backend} export of the reader here (have: {', '.join(have)})")
     det = open_runner(backend, model_dir / meta["detector"]["files"][backend])
     cls = open_runner(backend, model_dir / meta["classifier"]["files"][backend])
-    return CardReader(model_dir, backend, det, cls, meta, context_runner(model_dir, meta, backend))
+    return CardReader(model_dir, backend, det, cls, meta, context_opener(model_dir, meta, backend))
 
 
-def context_runner(model_dir: Path, meta: dict, backend: str):
-    """The context check's network, or None without one: in `backend`'s format where it has that export,
-    else OpenVINO's or PyTorch's (the check reads single pictures only, so its format costs little)."""
+def context_opener(model_dir: Path, meta: dict, backend: str):
+    """What opens the context check's network (None without one): in `backend`'s format where it has that
+    export, else OpenVINO's or PyTorch's (it reads single pictures only, so its format costs little). Its
+    file is looked for now, so a reader without it fails to load rather than on its first picture."""
     files = (meta.get("context") or {}).get("files")
     if not files:
         return None
     for kind in dict.fromkeys(("openvino" if backend == INT8 else backend, "openvino", "pytorch")):
         if files.get(kind) and (model_dir / files[kind]).exists():
-            return open_runner(kind, model_dir / files[kind])
+            return partial(open_runner, kind, model_dir / files[kind])
     raise KioskError(f"{model_dir}: the context check's weights are missing ({READER_JSON} 'context': {files})")
