@@ -25,18 +25,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kiosk.vision.context import CONTEXT_SIZE, context_crop  # noqa: E402
+from kiosk.vision.evaluate import _inside  # noqa: E402
+from kiosk.vision.geometry import box_center  # noqa: E402
 from kiosk.vision.prepare import BG, _degrade, corner_orientations, label_find, load_scene_set  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
 
 
 def on_face_down(box, scene) -> bool:
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    for card in scene["cards"]:
-        if not card.get("face_up", True):
-            poly = np.asarray(card["polygon"], dtype=np.float32)
-            if cv2.pointPolygonTest(poly, (float(cx), float(cy)), False) >= 0:
-                return True
-    return False
+    """Does the box's centre lie on any face-down card (only names the crop's file: `_down`)?"""
+    return any(not c.get("face_up", True) and _inside(box_center(box), c["polygon"]) for c in scene["cards"])
 
 
 def main() -> int:

@@ -387,12 +387,8 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
 
 def _sixth_generation_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.random.Generator) -> None:
     """A fan of two to five of the design's cards, 0.28-0.55 of the card, anywhere on the back, framed or not."""
-    H, W = back.shape[:2]
-    if rng.random() < 0.5:
-        x0, y0 = round(0.08 * W), round(0.06 * H)
-        cv2.rectangle(back, (x0, y0), (W - 1 - x0, H - 1 - y0), (255, 255, 255, 255), max(1, W // 50))
-    _picture_back(back, images, rng, frame=False, count=int(rng.integers(2, 6)), scale=rng.uniform(0.28, 0.55),
-                  centre=(rng.uniform(0.35, 0.65), rng.uniform(0.3, 0.72)))
+    _picture_back(back, images, rng, frame=bool(rng.random() < 0.5), count=int(rng.integers(2, 6)),
+                  scale=rng.uniform(0.28, 0.55), centre=(rng.uniform(0.35, 0.65), rng.uniform(0.3, 0.72)))
 
 
 def _picture_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.random.Generator, frame: bool = True,
