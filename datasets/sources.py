@@ -549,9 +549,9 @@ def procedural(only: list[str] | None = None, count: int = PROCEDURAL_DESIGNS) -
 
     made, fonts, faces = [], index_fonts(), text_faces()
     for seed in range(count):
-        design = make_design(seed, index_fonts=fonts, faces=faces)
-        if only and design.id not in only:
+        if only and f"procedural-{seed:03d}" not in only:  # the id make_design gives: skip drawing it
             continue
+        design = make_design(seed, index_fonts=fonts, faces=faces)
         font = Path(design.font).name
         write_deck(CACHED_ART / design.id, design.id, design.images, design.back,
                    name=f"procedural design {seed} ({font})", family=PROCEDURAL_FAMILY,

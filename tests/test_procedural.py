@@ -173,3 +173,30 @@ def test_the_fifth_generation_prints_in_the_fetched_text_faces_and_earlier_desig
 def _index_wider_than_tall(design, card: str) -> bool:
     x1, y1, x2, y2 = design.index[card][0]
     return x2 - x1 > y2 - y1
+
+
+def _paper_near(design, image: np.ndarray) -> np.ndarray:
+    paper = np.median(design.images["As"][..., :3].reshape(-1, 3), axis=0)
+    return np.abs(image[..., :3].astype(int) - paper).sum(axis=2) < 40
+
+
+def test_the_seventh_generation_pictures_a_wide_fan_often_inside_a_light_margin():
+    """From seed 320 the back pictures a tight fan across most of its width (as kde-nicu's four aces): pictured
+    paper fills half the back's middle band on every design (measured 0.53-0.91 on 320-331; the sixth generation's
+    smaller fans 0.27-0.85), and many designs draw a light margin, which no sixth-generation back has."""
+    seventh = [make_design(s, height=200) for s in range(320, 332)]
+    sixth = [make_design(s, height=200) for s in range(280, 292)]
+
+    def middle_band(d):
+        h = d.back.shape[0]
+        return float(_paper_near(d, d.back[h // 2 - h // 8: h // 2 + h // 8]).mean())
+
+    def light_margin(d):  # just inside each of the four edges, off the corners: the margin or the field
+        h, w = d.back.shape[:2]
+        x, y = max(1, round(0.025 * w)), max(1, round(0.025 * h))
+        return all((d.back[r, c, :3] > 185).all() for r, c in ((h // 3, x), (h // 3, w - 1 - x), (y, w // 2),
+                                                                    (h - 1 - y, w // 2)))
+
+    assert min(middle_band(d) for d in seventh) > 0.5
+    assert sum(middle_band(d) > 0.5 for d in sixth) < 9
+    assert sum(light_margin(d) for d in seventh) >= 4 and not any(light_margin(d) for d in sixth)

@@ -22,6 +22,9 @@ Designs from seed 280 on (`SIXTH_GENERATION`) are fifth-generation designs whose
 picture them other ways (`_sixth_generation_back`): on a plain or shaded field as well as the lattice, with or
 without a frame, the fan smaller and anywhere on the back (kde-nicu's backs print four small aces low on a blue
 field; a context check trained on the lattice backs alone read those as cards).
+Designs from seed 320 on (`SEVENTH_GENERATION`) picture a wider, tighter fan (`_seventh_generation_back`): three
+to five cards, often all of one rank, spanning most of the back, on a plain or glossy field often inside a light
+rounded margin; laid face down in a row, every strip of such a back shows pictured indices side by side.
 The pictures are the generator's output (no third-party art): `make_design(seed)`
 gives the same design on any machine with the same fonts; without TrueType fonts it falls back to OpenCV's
 Hershey fonts.
@@ -64,6 +67,7 @@ THIRD_GENERATION = 80  # designs from this seed on draw their typeface from `typ
 FOURTH_GENERATION = 120  # designs from this seed on: first-generation type, courts drawn in one of COURT_STYLES
 FIFTH_GENERATION = 160  # designs from this seed on: a typeface from `faces`, second-generation layouts, fourth's courts
 SIXTH_GENERATION = 280  # designs from this seed on: the fifth generation with backs that picture cards in more ways
+SEVENTH_GENERATION = 320  # designs from this seed on: the fifth generation with backs that picture a wide, tight fan
 COURT_STYLES = ("frame", "figure", "letter")  # art framed beside the index; a small figure mid-card; a big letter
 # Text faces that ship with matplotlib (which ultralytics installs), so every machine has the same ones.
 MATPLOTLIB_FACES = ("cmr10", "cmb10", "cmss10", "cmti10", "cmtt10",
@@ -391,26 +395,65 @@ def _sixth_generation_back(back: np.ndarray, images: dict[str, np.ndarray], rng:
                   scale=rng.uniform(0.28, 0.55), centre=(rng.uniform(0.35, 0.65), rng.uniform(0.3, 0.72)))
 
 
+def _seventh_generation_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.random.Generator) -> None:
+    """A glossy or plain field, often in a light rounded margin, and a tight fan of three to five cards (half the
+    time all of one rank) 0.45-0.7 of the card, spanning most of its width, below or about the middle."""
+    H, W = back.shape[:2]
+    field = back[..., :3].astype(np.float32)
+    look = rng.random()
+    if look < 0.4:  # a highlight in one corner, as a glossy print
+        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+        fx, fy = rng.uniform(0.1, 0.9) * W, rng.uniform(0.05, 0.5) * H
+        glow = 1.0 - np.hypot(xx - fx, yy - fy) / np.hypot(W, H)
+        field = field * (0.55 + 0.75 * glow[..., None])
+    elif look < 0.7:  # shaded along a diagonal
+        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+        field = field * (1.3 - 0.6 * (xx / W + yy / H)[..., None] / 2)
+    back[..., :3] = np.clip(field, 0, 255).astype(np.uint8)
+    if rng.random() < 0.6:  # a light margin with rounded corners around the field
+        margin = back[..., :3].copy()
+        margin[:] = _colour(rng, (195, 245), (220, 252), (230, 255))  # cream to white
+        inner = np.zeros((H, W), np.uint8)
+        m, r = max(2, round(W * rng.uniform(0.04, 0.09))), max(2, round(W * rng.uniform(0.04, 0.12)))
+        cv2.rectangle(inner, (m + r, m), (W - 1 - m - r, H - 1 - m), 255, -1)
+        cv2.rectangle(inner, (m, m + r), (W - 1 - m, H - 1 - m - r), 255, -1)
+        for cx, cy in ((m + r, m + r), (W - 1 - m - r, m + r), (m + r, H - 1 - m - r), (W - 1 - m - r, H - 1 - m - r)):
+            cv2.circle(inner, (cx, cy), r, 255, -1, cv2.LINE_AA)
+        a = inner[..., None].astype(np.float32) / 255.0
+        back[..., :3] = (back[..., :3] * a + margin * (1 - a)).astype(np.uint8)
+    count = int(rng.integers(3, 6))
+    rank = str(rng.choice(list("23456789TJQKA")))
+    cards = [rank + s for s in rng.permutation(list("cdhs"))[:count]] if rng.random() < 0.5 else None
+    _picture_back(back, images, rng, frame=False, count=count, scale=rng.uniform(0.42, 0.62),
+                  centre=(rng.uniform(0.42, 0.58), rng.uniform(0.45, 0.68)), cards=cards,
+                  spread=rng.uniform(4, 12), step=rng.uniform(0.12, 0.22), outline=bool(rng.random() < 0.5))
+
+
 def _picture_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.random.Generator, frame: bool = True,
-                  count: int | None = None, scale: float | None = None, centre=(0.5, 0.5)) -> None:
+                  count: int | None = None, scale: float | None = None, centre=(0.5, 0.5), cards=None,
+                  spread: float | None = None, step: float = 0.18, outline: bool = False) -> None:
     """A framed fan of three to five of the design's own cards, drawn on the back (as some decks print)."""
     H, W = back.shape[:2]
     if frame:
         x0, y0 = round(0.08 * W), round(0.06 * H)
         cv2.rectangle(back, (x0, y0), (W - 1 - x0, H - 1 - y0), (255, 255, 255, 255), max(1, W // 50))
-    cards = [str(c) for c in rng.choice(CLASS_NAMES[:52], size=count or int(rng.integers(3, 6)), replace=False)]
+    if cards is None:
+        cards = [str(c) for c in rng.choice(CLASS_NAMES[:52], size=count or int(rng.integers(3, 6)), replace=False)]
     scale = scale or rng.uniform(0.4, 0.55)
     small = [cv2.resize(images[c], None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) for c in cards]
     h, w = small[0].shape[:2]
     centre_x, centre_y = centre
-    spread = rng.uniform(10, 22)
+    spread = spread or rng.uniform(10, 22)
     for k, img in enumerate(small):
         angle = (k - (len(small) - 1) / 2) * spread
-        centre = (W * centre_x + (k - (len(small) - 1) / 2) * w * 0.18, H * centre_y)
+        centre = (W * centre_x + (k - (len(small) - 1) / 2) * w * step, H * centre_y)
         m = cv2.getRotationMatrix2D((w / 2, h * 1.1), -angle, 1.0)  # fanned about a point below the cards
         m[:, 2] += (centre[0] - w / 2, centre[1] - h / 2)
         warped = cv2.warpAffine(img, m, (W, H), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
         a = warped[..., 3:4].astype(np.float32) / 255.0
+        if outline:  # a thin dark edge round each pictured card
+            edge = cv2.dilate(warped[..., 3], np.ones((3, 3), np.uint8)).astype(np.float32)[..., None] / 255.0
+            back[..., :3] = (back[..., :3] * (1 - 0.7 * edge)).astype(np.uint8)
         back[..., :3] = (back[..., :3] * (1 - a) + warped[..., :3] * a).astype(np.uint8)
 
 
@@ -439,8 +482,10 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = (),
     images = {card: img for card, (img, _) in drawn.items()}
     back = images["2c"].copy()
     back[..., :3] = cv2.cvtColor(np.uint8([[[st["court_hue"], 200, 140]]]), cv2.COLOR_HSV2BGR)[0, 0]
-    sixth = np.random.default_rng([seed, 57]) if seed >= SIXTH_GENERATION else None
-    if sixth is None or sixth.random() < 0.4:
+    sixth = np.random.default_rng([seed, 57]) if SIXTH_GENERATION <= seed < SEVENTH_GENERATION else None
+    if seed >= SEVENTH_GENERATION:
+        _seventh_generation_back(back, images, np.random.default_rng([seed, 58]))
+    elif sixth is None or sixth.random() < 0.4:
         for k in range(-height, W, max(4, W // 12)):  # a lattice back
             cv2.line(back, (k, 0), (k + height, height), (255, 255, 255, 255), 1, cv2.LINE_AA)
             cv2.line(back, (k + height, 0), (k, height), (255, 255, 255, 255), 1, cv2.LINE_AA)
@@ -449,7 +494,7 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = (),
         back[..., :3] = np.clip(back[..., :3].astype(np.float32) * shade, 0, 255).astype(np.uint8)
     if sixth is not None:
         _sixth_generation_back(back, images, sixth)
-    elif st["picture_back"]:
+    elif st["picture_back"] and seed < SEVENTH_GENERATION:
         _picture_back(back, images, extra)
     back[..., 3] = images["2c"][..., 3]
     index = {card: tuple(tuple(float(v) for v in b) for b in boxes) for card, (_, boxes) in drawn.items()}
