@@ -103,21 +103,18 @@ def test_readings_on_backs_that_picture_cards_are_dropped_and_face_up_cards_kept
     assert checked == plain and len(plain) >= 30
 
 
-
 @pytest.mark.slow
 def test_face_down_rows_of_held_out_seventh_generation_backs_lose_their_readings(reader, tmp_path, monkeypatch):
     """Procedural designs 352-359 (the seventh generation's backs: a wide, tight fan, as kde-nicu's four aces) were
     held out of the check's training. A 4K table with two seats face up and two face down in rows: read without the
     check, the backs' strips give readings of cards (20 on designs 352-359, 8 on these three); the check drops
     most of them, and the face-up seats read all their 26 cards (the round-2 check, `f921f69697a4`, dropped none)."""
-    import sys
-
     from kiosk.cards import CLASS_NAMES
     from kiosk.synth import art
     from kiosk.synth.procedural import make_design
     from kiosk.synth.table import SeatLayout, TableLayout, render_table
 
-    sys.path.insert(0, str(MODELS.parent / "scripts"))
+    monkeypatch.syspath_prepend(str(MODELS.parent / "scripts"))
     from context_crops import on_face_down
 
     seeds = (353, 357, 358)
@@ -146,6 +143,7 @@ def test_face_down_rows_of_held_out_seventh_generation_backs_lose_their_readings
         art.load_deck.cache_clear()
     assert on_backs["without"] >= 5, on_backs
     assert on_backs["with"] <= on_backs["without"] // 2, on_backs
+
 
 @pytest.mark.slow
 def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_reader(tmp_path):

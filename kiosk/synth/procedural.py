@@ -397,7 +397,7 @@ def _sixth_generation_back(back: np.ndarray, images: dict[str, np.ndarray], rng:
 
 def _seventh_generation_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.random.Generator) -> None:
     """A glossy or plain field, often in a light rounded margin, and a tight fan of three to five cards (half the
-    time all of one rank) 0.45-0.7 of the card, spanning most of its width, below or about the middle."""
+    time all of one rank) 0.42-0.62 of the card, spanning most of its width, below or about the middle."""
     H, W = back.shape[:2]
     field = back[..., :3].astype(np.float32)
     look = rng.random()
