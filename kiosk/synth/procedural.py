@@ -400,14 +400,13 @@ def _seventh_generation_back(back: np.ndarray, images: dict[str, np.ndarray], rn
     time all of one rank) 0.42-0.62 of the card, spanning most of its width, below or about the middle."""
     H, W = back.shape[:2]
     field = back[..., :3].astype(np.float32)
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
     look = rng.random()
     if look < 0.4:  # a highlight in one corner, as a glossy print
-        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
         fx, fy = rng.uniform(0.1, 0.9) * W, rng.uniform(0.05, 0.5) * H
         glow = 1.0 - np.hypot(xx - fx, yy - fy) / np.hypot(W, H)
         field = field * (0.55 + 0.75 * glow[..., None])
     elif look < 0.7:  # shaded along a diagonal
-        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
         field = field * (1.3 - 0.6 * (xx / W + yy / H)[..., None] / 2)
     back[..., :3] = np.clip(field, 0, 255).astype(np.uint8)
     if rng.random() < 0.6:  # a light margin with rounded corners around the field
