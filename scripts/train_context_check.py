@@ -59,7 +59,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--oversample", type=int, default=4)
     ap.add_argument("--max-card", type=int, default=30000)
-    ap.add_argument("--drop", type=float, default=0.9)
+    ap.add_argument("--drop", type=float,
+                    help="the drop line (default: the one already in OUT's reader.json, else 0.9)")
     ap.add_argument("--start", help="context-check weights to train on from (default: from nothing)")
     ap.add_argument("--lr0", type=float, default=0.002)
     ap.add_argument("--workers", type=int, default=2)
@@ -79,6 +80,8 @@ def main() -> int:
     files = export_model(best, out, STEM, "classifier", ("openvino",), cls_imgsz=CONTEXT_SIZE)
     meta_path = out / "reader.json"
     meta = json.loads(meta_path.read_text())
+    if args.drop is None:
+        args.drop = meta.get("context", {}).get("drop", 0.9)
     meta["context"] = {"files": files, "names": ["card", "not"], "drop": args.drop, "imgsz": CONTEXT_SIZE,
                        "pad": CONTEXT_PAD}
     meta_path.write_text(json.dumps(meta, indent=2) + "\n")
