@@ -39,3 +39,24 @@ def showdown():
 
     models = Path(__file__).resolve().parents[1] / "models"
     return render_random("showdown", _unseen_decks(str(models))[0], seed=4242, size=(1920, 1080))
+
+
+@pytest.fixture
+def procedural_art(tmp_path, monkeypatch):
+    """Writes procedural designs to a temporary art folder the renderer reads (KIOSK_ART_DIRS); returns the writer,
+    which gives each design's folder. The art cache is cleared before and after, so no other test sees them."""
+    from kiosk.synth import art
+
+    root = tmp_path / "art"
+    monkeypatch.setenv("KIOSK_ART_DIRS", str(root))
+
+    def write(design) -> Path:
+        folder = root / design.id
+        art.write_deck(folder, design.id, design.images, design.back, name="test", family="procedural",
+                       licence="generated", source="test", index=design.index)
+        art.load_deck.cache_clear()
+        return folder
+
+    art.load_deck.cache_clear()
+    yield write
+    art.load_deck.cache_clear()

@@ -104,13 +104,13 @@ def test_readings_on_backs_that_picture_cards_are_dropped_and_face_up_cards_kept
 
 
 @pytest.mark.slow
-def test_face_down_rows_of_held_out_seventh_generation_backs_lose_their_readings(reader, tmp_path, monkeypatch):
+def test_face_down_rows_of_held_out_seventh_generation_backs_lose_their_readings(reader, procedural_art,
+                                                                                   monkeypatch):
     """Procedural designs 352-359 (the seventh generation's backs: a wide, tight fan, as kde-nicu's four aces) were
     held out of the check's training. A 4K table with two seats face up and two face down in rows: read without the
     check, the backs' strips give readings of cards (20 on designs 352-359, 8 on these three); the check drops
     most of them, and the face-up seats read all their 26 cards (the round-2 check, `f921f69697a4`, dropped none)."""
     from kiosk.cards import CLASS_NAMES
-    from kiosk.synth import art
     from kiosk.synth.procedural import make_design
     from kiosk.synth.table import SeatLayout, TableLayout, render_table
 
@@ -119,11 +119,7 @@ def test_face_down_rows_of_held_out_seventh_generation_backs_lose_their_readings
 
     seeds = (353, 357, 358)
     for seed in seeds:
-        design = make_design(seed)
-        art.write_deck(tmp_path / "art" / design.id, design.id, design.images, design.back, name="test",
-                       family="procedural", licence="generated", source="test", index=design.index)
-    monkeypatch.setenv("KIOSK_ART_DIRS", str(tmp_path / "art"))
-    art.load_deck.cache_clear()
+        procedural_art(make_design(seed))
     blind = copy.copy(reader)
     blind.context = None
     hands = [tuple(CLASS_NAMES[k * 13:(k + 1) * 13]) for k in range(4)]
@@ -131,16 +127,13 @@ def test_face_down_rows_of_held_out_seventh_generation_backs_lose_their_readings
                   for s, h in enumerate(hands))
     face_up = sorted(hands[0] + hands[2])
     on_backs = {"without": 0, "with": 0}
-    try:
-        for seed in seeds:
-            table = render_table(TableLayout(seats, size=(3840, 2160)), f"procedural-{seed}", 7)
-            for name, r in (("without", blind), ("with", reader)):
-                cards = r.read_picture(table.image).cards
-                on_backs[name] += sum(on_face_down(c.box, table.scene) for c in cards)
-                if name == "with":
-                    assert sorted(str(c.card) for c in cards if not on_face_down(c.box, table.scene)) == face_up
-    finally:
-        art.load_deck.cache_clear()
+    for seed in seeds:
+        table = render_table(TableLayout(seats, size=(3840, 2160)), f"procedural-{seed}", 7)
+        for name, r in (("without", blind), ("with", reader)):
+            cards = r.read_picture(table.image).cards
+            on_backs[name] += sum(on_face_down(c.box, table.scene) for c in cards)
+            if name == "with":
+                assert sorted(str(c.card) for c in cards if not on_face_down(c.box, table.scene)) == face_up
     assert on_backs["without"] >= 5, on_backs
     assert on_backs["with"] <= on_backs["without"] // 2, on_backs
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from kiosk.cards import CLASS_NAMES
-from kiosk.synth.art import measure_index, write_deck
+from kiosk.synth.art import measure_index
 from kiosk.synth.procedural import make_design, typefaces
 from kiosk.vision.geometry import iou
 
@@ -71,30 +71,22 @@ def test_ranks_are_told_apart_in_the_index(design):
     assert not np.array_equal(a[y1:y2, x1:x2], b[y1:y2, x1:x2])
 
 
-def test_a_written_procedural_design_renders_in_a_scene_and_keeps_its_drawn_boxes(tmp_path, design, monkeypatch):
+def test_a_written_procedural_design_renders_in_a_scene_and_keeps_its_drawn_boxes(procedural_art, design):
     from kiosk.synth import art
+    from kiosk.synth.table import SeatLayout, TableLayout, render_table
 
-    folder = tmp_path / "art" / design.id
-    meta = write_deck(folder, design.id, design.images, design.back, name="test", family="procedural",
-                      licence="generated", source="test", index=design.index)
-    assert meta["index_boxes"] == "drawn" and len(meta["cards"]) == 53
-    monkeypatch.setenv("KIOSK_ART_DIRS", str(tmp_path / "art"))
-    art.load_deck.cache_clear()
-    try:
-        # listed only when asked: the data-set commands written before them keep their designs
-        assert design.id not in art.list_decks() and design.id in art.list_decks(procedural=True)
-        assert art.remeasure(design.id)["cards"]["As"]["index"] == [list(b) for b in design.index["As"]]
-        from kiosk.synth.table import SeatLayout, TableLayout, render_table
-
-        layout = TableLayout((SeatLayout(1, front=("As", "Kd", "Qc"), middle=("2h", "3h", "4h", "5h", "6h"),
-                                         back=("7s", "8s", "9s", "Ts", "Js")),))
-        scene = render_table(layout, design.id, 3)
-        cards = [c for c in scene.scene["cards"] if c["face_up"]]
-        assert len(cards) == 13 and all(c["corners"] for c in cards)
-    finally:
-        art.load_deck.cache_clear()
-    assert json.loads((folder / "deck.json").read_text())["family"] == "procedural"
+    folder = procedural_art(design)
+    meta = json.loads((folder / "deck.json").read_text())
+    assert meta["index_boxes"] == "drawn" and len(meta["cards"]) == 53 and meta["family"] == "procedural"
     assert os.path.exists(folder / "back.png")
+    # listed only when asked: the data-set commands written before them keep their designs
+    assert design.id not in art.list_decks() and design.id in art.list_decks(procedural=True)
+    assert art.remeasure(design.id)["cards"]["As"]["index"] == [list(b) for b in design.index["As"]]
+    layout = TableLayout((SeatLayout(1, front=("As", "Kd", "Qc"), middle=("2h", "3h", "4h", "5h", "6h"),
+                                     back=("7s", "8s", "9s", "Ts", "Js")),))
+    scene = render_table(layout, design.id, 3)
+    cards = [c for c in scene.scene["cards"] if c["face_up"]]
+    assert len(cards) == 13 and all(c["corners"] for c in cards)
 
 
 def test_the_second_generation_prints_the_suit_beside_the_rank_and_cards_on_some_backs():
