@@ -79,6 +79,31 @@ def test_scoring_matches_a_reading_to_a_label_of_its_own_card_first():
     assert got == (1, 2, ["Qd"], [], [], ["Qh"], 0)
 
 
+def test_scoring_matches_a_reading_off_the_index_box_by_the_card_it_lies_on_top_of():
+    """A reading of the Jk from its art (the middle of the card), whose box meets no labelled index box: it
+    names the card it lies on, on top, so it is right (counted apart); where another card covers that spot, or a
+    label of its card was already read, it stays an extra reading and the card missed."""
+    from kiosk.cards import parse_card
+    from kiosk.vision.detections import CardDetection
+    from kiosk.vision.evaluate import score_scene
+
+    square = lambda x, y: [[x, y], [x + 60, y], [x + 60, y + 90], [x, y + 90]]  # noqa: E731
+    joker = {"card": "Jk", "polygon": square(0, 0), "corners": [[2, 2, 14, 26]], "face_up": True}
+    queen = {"card": "Qs", "polygon": square(25, 30), "corners": [[27, 32, 39, 56]], "face_up": True}
+
+    def reading(card, box, confidence=0.9):
+        return CardDetection(parse_card(card), confidence, box, (box,))
+
+    art = reading("Jk", (8, 60, 20, 84))  # on the joker, below the queen's corner
+    by_place = []
+    assert score_scene({"cards": [joker]}, [art], by_place=by_place) == (1, 1, ["Jk"], [], [], [], 0)
+    assert by_place == ["Jk"]
+    covered = reading("Jk", (38, 60, 50, 84))  # on the joker's polygon, under the queen laid on it
+    assert score_scene({"cards": [joker, queen]}, [covered])[4:6] == (["Jk", "Qs"], ["Jk"])
+    twice = score_scene({"cards": [joker]}, [reading("Jk", (2, 2, 14, 26)), reading("Jk", (8, 60, 20, 84), 0.5)])
+    assert twice[2] == ["Jk"] and twice[5] == ["Jk"]
+
+
 def test_scoring_counts_a_right_reading_of_an_unlabelled_card_apart_and_only_once():
     from kiosk.cards import parse_card
     from kiosk.vision.detections import CardDetection

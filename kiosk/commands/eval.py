@@ -83,6 +83,10 @@ def _print(result, summary) -> None:
         print(f"  and {result.unlabelled_right} right readings of cards whose every index is under 60% visible "
               f"(not labelled, not counted; counted as wrong, precision is {result.strict_precision:.4f})")
     print(f"{what} recall:    {result.recall:.4f}  ({result.correct} right of {result.labelled} labelled)")
+    if result.right_by_place:
+        p, r = result.by_index_boxes
+        print(f"  of them {result.right_by_place} matched by the card they lie on, not by an index box "
+              f"(by index boxes only: precision {p:.4f}, recall {r:.4f})")
     print(f"read with no error: {result.clean_share:.3f} of pictures ({result.clean_images}/{result.images})")
     if result.full_showdowns:
         print(

@@ -1,7 +1,10 @@
 """Score the card reader on a labelled set: generated scenes or real photos (Pascal VOC).
 
 Generated scenes (datasets/generated/<set>/scenes/<split>/*.json): a reading matches the
-card whose labelled corner boxes its own corners overlap (IoU >= 0.3, one-to-one).
+card whose labelled corner boxes its own corners overlap (IoU >= 0.3, one-to-one); a reading left
+over that names a labelled card left over and lies on it, on top (read from its art or from a cut
+wider than the index), matches it too: it is counted (`right_by_place`), and the figures by index
+boxes only are printed beside.
 Precision = correct readings / readings, recall = correct readings / face-up cards with a
 visible index; a card split into two readings costs precision; a scene is "clean" when every
 card is read right and nothing else is read. A card whose every index is under 60% visible is
@@ -52,6 +55,7 @@ class EvalResult:
     extra_places: Counter = field(default_factory=Counter)  # extra_place -> count
     correct_by: Counter = field(default_factory=Counter)  # true -> correctly read count
     unlabelled_right: int = 0  # right readings of cards with no labelled index (not in `readings`)
+    right_by_place: int = 0  # right readings matched by the card they lie on, not by an index box
     ms: list = field(default_factory=list)
     failures: list = field(default_factory=list)  # (image, what went wrong)
     by_deck: dict = field(default_factory=dict)  # deck design -> [labelled, readings, correct]
@@ -69,6 +73,12 @@ class EvalResult:
     @property
     def recall(self) -> float:
         return self.correct / self.labelled if self.labelled else 1.0
+
+    @property
+    def by_index_boxes(self) -> tuple[float, float]:
+        """(precision, recall) were readings matched by index boxes only."""
+        right = self.correct - self.right_by_place
+        return (right / self.readings if self.readings else 1.0, right / self.labelled if self.labelled else 1.0)
 
     @property
     def clean_share(self) -> float:
@@ -90,6 +100,8 @@ class EvalResult:
             "unlabelled_right": self.unlabelled_right,
             "strict_precision": round(self.strict_precision, 5),
             "recall": round(self.recall, 5),
+            "right_by_place": self.right_by_place,
+            "by_index_boxes": {"precision": round(self.by_index_boxes[0], 5), "recall": round(self.by_index_boxes[1], 5)},
             "clean_share": round(self.clean_share, 4),
             "full_showdowns": self.full_showdowns,
             "clean_full_showdown_share": None if not self.full_showdowns else round(self.clean_showdown_share, 4),
@@ -152,12 +164,14 @@ def _scene_items(root: Path, split: str):
         yield root / "images" / split / scene["image"], scene
 
 
-def score_scene(scene: dict, cards, places: Counter | None = None) -> tuple[int, int, list, list, list, list, int]:
+def score_scene(scene: dict, cards, places: Counter | None = None,
+                by_place: list | None = None) -> tuple[int, int, list, list, list, list, int]:
     """(labelled, readings, cards read right, confusions, missed, extra, unlabelled right) for one scene.
 
     `readings` leaves out the `unlabelled right` ones: readings matching no labelled index
     that name a face-up card with no labelled index, lying under the reading, read once.
-    `places`, when given, counts where each extra reading lies (`extra_place`).
+    `places`, when given, counts where each extra reading lies (`extra_place`); `by_place`, when
+    given, collects the right readings matched by the card they lie on rather than by an index box.
     """
     truth = [c for c in scene["cards"] if c.get("face_up", True) and c.get("corners")]
     pairs = []
@@ -179,6 +193,16 @@ def score_scene(scene: dict, cards, places: Counter | None = None) -> tuple[int,
             right.append(t)
         else:
             confusions.append((t, r))
+    left = {truth[ti]["card"]: ti for ti in range(len(truth)) if ti not in used_t}
+    for pi in sorted(set(range(len(cards))) - used_p, key=lambda i: -cards[i].confidence):
+        ti = left.get(str(cards[pi].card))
+        if ti is not None and _top_card(scene, cards[pi].box) is truth[ti]:
+            used_p.add(pi)
+            used_t.add(ti)
+            del left[truth[ti]["card"]]
+            right.append(truth[ti]["card"])
+            if by_place is not None:
+                by_place.append(truth[ti]["card"])
     missed = [truth[i]["card"] for i in range(len(truth)) if i not in used_t]
     unlabelled = {c["card"]: c for c in scene["cards"] if c.get("face_up", True) and not c.get("corners")}
     extra, bonus = [], 0
@@ -195,6 +219,12 @@ def score_scene(scene: dict, cards, places: Counter | None = None) -> tuple[int,
             if places is not None:
                 places[extra_place(scene, name, cards[i].box)] += 1
     return len(truth), len(cards) - bonus, right, confusions, missed, extra, bonus
+
+
+def _top_card(scene: dict, box) -> dict | None:
+    """The card on top at the box's centre (scene cards are listed in the order they were laid)."""
+    under = [c for c in scene["cards"] if _inside(box_center(box), c["polygon"])]
+    return under[-1] if under else None
 
 
 def extra_place(scene: dict, name: str, box) -> str:
@@ -241,9 +271,10 @@ def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None =
     if not items:
         raise KioskError(f"{root}: scenes/{split}/ is empty")
     for image_path, scene, dets in _read_all(reader, items, result, progress):
-        places = Counter()
-        labelled, readings, right, confusions, missed, extra, bonus = score_scene(scene, dets.cards, places)
+        places, by_place = Counter(), []
+        labelled, readings, right, confusions, missed, extra, bonus = score_scene(scene, dets.cards, places, by_place)
         result.extra_places.update(places)
+        result.right_by_place += len(by_place)
         correct = len(right)
         result.unlabelled_right += bonus
         result.correct_by.update(right)
