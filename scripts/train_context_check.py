@@ -80,10 +80,11 @@ def main() -> int:
     files = export_model(best, out, STEM, "classifier", ("openvino",), cls_imgsz=CONTEXT_SIZE)
     meta_path = out / "reader.json"
     meta = json.loads(meta_path.read_text())
+    before = meta.get("context", {})
     if args.drop is None:
-        args.drop = meta.get("context", {}).get("drop", 0.9)
+        args.drop = before.get("drop", 0.9)
     meta["context"] = {"files": files, "names": ["card", "not"], "drop": args.drop, "imgsz": CONTEXT_SIZE,
-                       "pad": CONTEXT_PAD}
+                       "pad": CONTEXT_PAD, **({"trust": True} if before.get("trust") else {})}
     meta_path.write_text(json.dumps(meta, indent=2) + "\n")
     shutil.rmtree(out / f"{STEM}_onnx", ignore_errors=True)
     print("context check:", files, "drop", args.drop)

@@ -80,6 +80,25 @@ def test_a_reader_without_a_context_check_still_loads_and_is_another_version(tmp
     assert plain.model_version != load_reader(MODELS).model_version
 
 
+def test_the_checks_trust_weighing_in_on_one_deck_is_part_of_the_version_only_where_a_deck_is_settled(tmp_path):
+    """`context.trust`: where two readings claim one card, each claim counts as much as the check trusts the
+    reading (kiosk.vision.one_deck). It changes single pictures of one deck, so their version; with
+    --many-decks nothing is settled, and the name stays."""
+    from kiosk.vision.reader import load_reader
+
+    for f in MODELS.iterdir():
+        if f.name != "reader.json":
+            (tmp_path / f.name).symlink_to(f)
+    meta = json.loads((MODELS / "reader.json").read_text())
+    assert meta["context"].get("trust") is True
+    del meta["context"]["trust"]
+    (tmp_path / "reader.json").write_text(json.dumps(meta))
+    untrusting, shipped = load_reader(tmp_path), load_reader(MODELS)
+    assert shipped.context_trust and not untrusting.context_trust
+    assert untrusting.model_version != shipped.model_version
+    assert load_reader(tmp_path, many_decks=True).model_version == load_reader(MODELS, many_decks=True).model_version
+
+
 @pytest.mark.slow
 def test_readings_on_backs_that_picture_cards_are_dropped_and_face_up_cards_kept(reader, kenney_showdown):
     """Procedural designs 50, 58 and 60 print a fan of their own cards on the back (as kde-nicu's
@@ -158,7 +177,7 @@ def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_rea
     for f in MODELS.iterdir():  # the shipped reader, but its own reader.json (rewritten by the training)
         if f.name == "reader.json":
             meta = json.loads(f.read_text())
-            meta["context"] = {"drop": 0.85}  # an earlier check's line, kept when --drop is not given
+            meta["context"] = {"drop": 0.85, "trust": True}  # an earlier check's line and trust, kept
             (out / f.name).write_text(json.dumps(meta))
         elif not f.name.startswith("context-check"):
             (out / f.name).symlink_to(f)
@@ -170,6 +189,7 @@ def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_rea
     assert len(list((crops / "train" / "card").glob("*.jpg"))) > 50
     meta = json.loads((out / "reader.json").read_text())
     assert meta["context"]["names"] == ["card", "not"] and meta["context"]["drop"] == 0.85
+    assert meta["context"]["trust"] is True
     assert all((out / f).exists() for f in meta["context"]["files"].values())
     reader = load_reader(out)
     assert reader.context is not None

@@ -39,8 +39,8 @@ def report_floor(cards, one_deck_report: float, report_confidence: float) -> flo
     return one_deck_report if sure >= TABLE_READINGS else report_confidence
 
 
-def each_card_once(cards, floor: float, whole_deck_left: int = WHOLE_DECK_LEFT,
-                   n_alternatives: int = 3, unread: float = NO_CARD) -> tuple[CardDetection, ...]:
+def each_card_once(cards, floor: float, whole_deck_left: int = WHOLE_DECK_LEFT, n_alternatives: int = 3,
+                   unread: float = NO_CARD, trust: list[float] | None = None) -> tuple[CardDetection, ...]:
     """The readings with each card at most once (their runners-up where a surer reading took
     their card), those of at least `floor`, surest first; with the whole deck in the picture
     (all but `whole_deck_left` cards of 52 reported), also the weaker ones that name the cards left.
@@ -65,10 +65,22 @@ def each_card_once(cards, floor: float, whole_deck_left: int = WHOLE_DECK_LEFT,
     [('4c', 0.41)]
     >>> [(str(c.card), c.confidence) for c in each_card_once(pair, 0.4, unread=0.01)]
     [('4c', 0.99)]
+
+    `trust` (one per reading, 0-1: the context check's belief that it lies on a face-up card) weighs
+    each reading's claims in the settling, not the confidence reported: of two sure readings of one
+    card, the one on a back that pictures cards gives way.
+
+    >>> down, up = rec("7h", 1.0, 0), rec("7h", 0.998, 200)
+    >>> [(str(c.card), c.box[0]) for c in each_card_once([down, up], 0.5, unread=0.01)]
+    [('7h', 0)]
+    >>> [(str(c.card), c.confidence, c.box[0]) for c in each_card_once([down, up], 0.5, unread=0.01, trust=[0.6, 1.0])]
+    [('7h', 0.998, 200)]
     """
     cards = list(cards)
     weights = {i: {**dict(c.alternatives), c.card: c.confidence} for i, c in enumerate(cards)}
-    assigned = assign_cards(weights, list(ONE_DECK), unread)
+    claims = weights if trust is None else \
+        {i: {k: p * trust[i] for k, p in w.items()} for i, w in weights.items()}
+    assigned = assign_cards(claims, list(ONE_DECK), unread)
     settled = []
     for i, c in enumerate(cards):
         card = assigned.get(i)

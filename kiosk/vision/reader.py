@@ -198,6 +198,8 @@ class CardReader:
         # `open_context` opens its network on a single picture's first read: camera frames never need it.
         self._open_context, self._context = open_context, None
         self.context_drop = float((meta.get("context") or {}).get("drop", 1.0))
+        # ... and, where two readings claim one card, weighs each claim by its trust in the reading (one_deck).
+        self.context_trust = bool((meta.get("context") or {}).get("trust", False))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -318,23 +320,28 @@ class CardReader:
                 cards = tuple(drop_twins(list(cards), self.twin_reach))
             meta = {**dets.meta, "turned_reads": len(found), "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
             dets = replace(dets, meta=meta)
+        trust = None
         if self.context is not None:
-            cards = self._on_cards(image, cards)
+            cards, trust = self._on_cards(image, cards)
+            trust = trust if self.context_trust else None
         if one_deck:
             cards = each_card_once(cards, report_floor(cards, floor, self.report_confidence), self.whole_deck_left,
-                                   unread=self.one_deck_unread)
+                                   unread=self.one_deck_unread, trust=trust)
         return replace(dets, cards=cards)
 
-    def _on_cards(self, image: np.ndarray, cards) -> tuple:
-        """The readings the context check does not call off a face-up card at every corner."""
+    def _on_cards(self, image: np.ndarray, cards) -> tuple[tuple, list[float]]:
+        """The readings the context check does not call off a face-up card at every corner, and
+        how much it trusts each of them: 1 - its surest corner's P(`not`)."""
         boxes = [c.corners or (c.box,) for c in cards]
         p_not = self.context.not_card(image, [b for group in boxes for b in group])
-        keep, i = [], 0
+        keep, trust, i = [], [], 0
         for card, group in zip(cards, boxes):
-            if float(p_not[i : i + len(group)].min()) < self.context_drop:
+            doubt = float(p_not[i : i + len(group)].min())
+            if doubt < self.context_drop:
                 keep.append(card)
+                trust.append(1.0 - doubt)
             i += len(group)
-        return tuple(keep)
+        return tuple(keep), trust
 
     def read(
         self,
@@ -485,6 +492,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
             reading["one_deck_unread"] = meta["one_deck_unread"]
     if meta.get("context"):
         reading["context"] = [meta["context"].get(k) for k in ("drop", "pad", "imgsz")]
+        if meta["context"].get("trust") and meta.get("one_deck_report") is not None:  # it weighs in settling a deck
+            reading["context"].append("trust")
         pt = model_dir / (meta["context"].get("files") or {}).get("pytorch", "-")
         digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
     reading["input"] = meta["detector"].get("input")
