@@ -288,3 +288,37 @@ def test_forced_split_puts_whole_families_where_asked_and_the_rest_in_train():
     kennard = [d for d in decks if deck_info(d).get("family") == "kennard"]
     assert set(kennard) <= set(split["train"])
     assert sorted(split["train"] + split["val"] + split["test"]) == sorted(decks)
+
+
+def test_cork_and_cardboard_surfaces_are_brown_grainy_and_only_drawn_when_asked():
+    """The held-out real deals the issue names lie on cork and cardboard: both surfaces are kraft / cork brown
+    (red over green over blue), textured, the same for a seed; `auto` (every set made before them) never draws
+    them, and an unknown surface is refused by name."""
+    from kiosk.synth import backgrounds
+
+    for kind in ("cork", "cardboard"):
+        a = backgrounds.surface(np.random.default_rng(5), (270, 480), kind)
+        assert np.array_equal(a, backgrounds.surface(np.random.default_rng(5), (270, 480), kind))
+        b, g, r = a.reshape(-1, 3).mean(axis=0)
+        assert r > g > b and r > 120 and a.std() > 8
+    felt = backgrounds.surface(np.random.default_rng(5), (270, 480), "felt", colour=FELT)
+    assert felt.reshape(-1, 3).mean(axis=0)[1] > felt.reshape(-1, 3).mean(axis=0)[2]
+    cork_mean = backgrounds.cork(np.random.default_rng(1), (60, 60)).reshape(-1, 3).mean(axis=0)
+    for seed in range(40):  # auto picks felt, wood, cloth or texture: none of them cork's colour and grain
+        auto = backgrounds.surface(np.random.default_rng(seed), (60, 60)).astype(np.float32)
+        assert not np.allclose(auto.reshape(-1, 3).mean(axis=0), cork_mean, atol=1.0)
+    with pytest.raises(ValueError, match="cork, cardboard"):
+        backgrounds.surface(np.random.default_rng(0), (10, 10), "marble")
+
+
+def test_a_set_built_on_cork_lays_the_cards_of_the_same_seed_on_another_surface(tmp_path):
+    kw = dict(seed=4, out_root=tmp_path, workers=1, mix={"showdown": 1.0}, size=(640, 360), log=lambda m: None)
+    build("felt", {"train": 1, "val": 0, "test": 0}, **kw)
+    meta = build("cork", {"train": 1, "val": 0, "test": 0}, camera={"background": "cork"}, **kw)
+    assert meta["camera"] == {"background": "cork"}
+    scenes = [json.loads(next((tmp_path / n / "scenes" / "train").glob("*.json")).read_text()) for n in ("felt", "cork")]
+    assert [c["card"] for c in scenes[0]["cards"]] == [c["card"] for c in scenes[1]["cards"]]
+    assert [c["polygon"] for c in scenes[0]["cards"]] == [c["polygon"] for c in scenes[1]["cards"]]
+    images = [cv2.imread(str(next((tmp_path / n / "images" / "train").glob("*.jpg")))) for n in ("felt", "cork")]
+    corner = [im[:20, :20].reshape(-1, 3).mean(axis=0) for im in images]  # felt or cork, if no card lies there
+    assert not np.allclose(corner[0], corner[1], atol=10)

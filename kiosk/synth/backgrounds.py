@@ -1,4 +1,4 @@
-"""Procedural table surfaces: felt, wood and cloth, plus printed felt lines and logos.
+"""Procedural table surfaces: felt, wood, cloth, cork and cardboard, plus printed felt lines and logos.
 
 All made from numpy noise at reduced resolution and scaled up (fast); scikit-image's
 CC0 sample textures are blended in when scikit-image is installed.
@@ -16,6 +16,7 @@ FELT_COLOURS = [  # BGR
     (60, 60, 60), (35, 35, 35), (90, 85, 80), (70, 40, 70),  # grey, black, purple
     (60, 90, 100), (40, 60, 40),  # odd tints
 ]
+SURFACES = ("felt", "wood", "cloth", "texture", "cork", "cardboard")
 PRINT_COLOURS = [(60, 200, 230), (235, 235, 235), (80, 180, 220), (40, 150, 210), (200, 200, 120)]
 WORDS = ["CHINESE POKER", "DEALER", "PAI GOW POKER", "BANKER", "PLAYER", "NO MORE BETS",
          "13 CARD", "FRONT", "MIDDLE", "BACK", "HOUSE", "GRAND CASINO", "ROYALTIES"]
@@ -86,6 +87,48 @@ def cloth(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return img
 
 
+def cork(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """A cork board: tan granules of a few shades, packed tight, with dark pores between them."""
+    h, w = shape
+    base = np.array([rng.uniform(70, 110), 0, rng.uniform(150, 200)], np.float32)  # B, G, R
+    base[1] = base[2] * rng.uniform(0.6, 0.72)
+    scale = int(rng.integers(2, 5))  # granule size in pixels at full resolution, about
+    sh, sw = max(8, h // scale), max(8, w // scale)
+    granules = rng.normal(0, 1, (sh, sw)).astype(np.float32)
+    granules = cv2.GaussianBlur(granules, (0, 0), 0.8)
+    shade = 1.0 + 0.18 * granules / max(float(granules.std()), 1e-6)
+    pores = rng.random((sh, sw)) < rng.uniform(0.01, 0.04)
+    shade[pores] *= rng.uniform(0.35, 0.6)
+    shade = cv2.resize(shade, (w, h), interpolation=cv2.INTER_LINEAR)
+    shade *= 1.0 + 0.06 * smooth_noise(rng, shape, (3, 5))
+    return base[None, None, :] * shade[:, :, None] + grain(rng, shape, 3)[:, :, None]
+
+
+def cardboard(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """Brown cardboard: a flat kraft colour, faint fibres, the corrugation showing through as soft stripes,
+    and now and then a crease."""
+    h, w = shape
+    red = rng.uniform(150, 200)
+    base = np.array([red * rng.uniform(0.45, 0.6), red * rng.uniform(0.68, 0.8), red], np.float32)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    across = xs if rng.random() < 0.5 else ys
+    period = rng.uniform(0.006, 0.012) * max(h, w)
+    flutes = 1.0 + rng.uniform(0.01, 0.035) * np.sin(across * (2 * np.pi / period))
+    fibres = cv2.GaussianBlur(rng.normal(0, 1, (h // 2 + 1, w // 2 + 1)).astype(np.float32), (0, 0), sigmaX=0.6, sigmaY=2.5)
+    fibres = cv2.resize(fibres, (w, h), interpolation=cv2.INTER_LINEAR)
+    shade = flutes * (1.0 + 0.04 * fibres / max(float(fibres.std()), 1e-6)) * (1.0 + 0.08 * smooth_noise(rng, shape, (3, 4)))
+    for _ in range(int(rng.integers(0, 3))):  # a crease: a thin dark line with a light edge
+        at = int(rng.integers(h // 8, h - h // 8)) if rng.random() < 0.5 else None
+        if at is not None:
+            shade[at:at + 2, :] *= 0.8
+            shade[at + 2:at + 4, :] *= 1.05
+        else:
+            at = int(rng.integers(w // 8, w - w // 8))
+            shade[:, at:at + 2] *= 0.8
+            shade[:, at + 2:at + 4] *= 1.05
+    return base[None, None, :] * shade[:, :, None] + grain(rng, shape, 2.5)[:, :, None]
+
+
 def skimage_texture(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray | None:
     try:
         from skimage import data as skdata  # CC0 sample textures shipped in the wheel
@@ -104,13 +147,20 @@ def skimage_texture(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndar
 
 
 def surface(rng: np.random.Generator, shape: tuple[int, int], kind: str = "auto", colour=None) -> np.ndarray:
-    """A table surface (BGR uint8) of `shape` (h, w). kind: felt, wood, cloth, texture or auto.
+    """A table surface (BGR uint8) of `shape` (h, w). kind: felt, wood, cloth, texture, cork, cardboard or auto
+    (cork and cardboard only when asked for: the sets made before them keep their surfaces).
 
     `colour` (BGR) fixes the felt's colour."""
     if kind == "auto":
         kind = rng.choice(["felt", "felt", "felt", "felt", "wood", "cloth", "texture"])
+    if kind not in SURFACES:
+        raise ValueError(f"unknown table surface {kind!r} (choose from auto, {', '.join(SURFACES)})")
     if kind == "wood":
         img = wood(rng, shape)
+    elif kind == "cork":
+        img = cork(rng, shape)
+    elif kind == "cardboard":
+        img = cardboard(rng, shape)
     elif kind == "cloth":
         img = cloth(rng, shape)
     elif kind == "texture":

@@ -98,6 +98,7 @@ class Job:
     overlap: int
     keep_full: bool
     empty_tiles: float
+    camera: dict | None = None  # CameraParams settings over the random camera, e.g. {"background": "cork"}
 
 
 def yolo_lines(boxes: list[tuple[str, list[float]]], w: int, h: int) -> str:
@@ -162,7 +163,8 @@ def render_job(job: Job) -> dict:
     marker = _done_marker(job)
     if marker.exists() or (job.keep_full and (Path(job.root) / "scenes" / job.split / f"{_stem(job)}.json").exists()):
         return {"images": 0, "boxes": 0, "dropped": 0, "resumed": 1}
-    rendered = render_random(job.kind, job.deck, job.seed, size=job.size)
+    camera = None if job.camera is None else {"preset": "random", **job.camera}
+    rendered = render_random(job.kind, job.deck, job.seed, size=job.size, camera=camera)
     root = Path(job.root)
     stem = _stem(job)
     scene = dict(rendered.scene, seed=job.seed)
@@ -198,7 +200,11 @@ def render_job(job: Job) -> dict:
 def build(name: str, counts: dict[str, int], seed: int, *, out_root: Path, tile: int = 0, overlap: int = 200,
           keep_full: bool = False, workers: int = 2, mix: dict[str, float] | None = None,
           decks: list[str] | None = None, forced: dict[str, list[str]] | None = None,
-          size: tuple[int, int] = (1920, 1080), empty_tiles: float = 0.05, log=print) -> dict:
+          size: tuple[int, int] = (1920, 1080), empty_tiles: float = 0.05, camera: dict | None = None,
+          log=print) -> dict:
+    """`camera`: settings that every scene's random camera takes (kiosk.synth.camera.CameraParams), e.g.
+    {"background": "cork"} for a set on cork; the cards lie as in the same seed's scenes without it (the
+    props drawn on the table may differ)."""
     decks = decks or list_decks()
     splits = split_decks(decks, seed, forced=forced)
     if not splits["train"]:
@@ -221,7 +227,7 @@ def build(name: str, counts: dict[str, int], seed: int, *, out_root: Path, tile:
         rng = np.random.default_rng([seed, si])
         for i in range(counts.get(s, 0)):
             jobs.append(Job(str(root), s, i, int(rng.integers(2**62)), splits[s][i % len(splits[s])],
-                            str(rng.choice(kinds, p=weights)), size, tile, overlap, keep_full, empty_tiles))
+                            str(rng.choice(kinds, p=weights)), size, tile, overlap, keep_full, empty_tiles, camera))
     # val and test are spread through the run, so a set stopped early is still usable;
     # a set built again with the same options resumes (finished scenes are skipped)
     jobs.sort(key=lambda j: (j.index + 0.5) / counts[j.split])
@@ -247,7 +253,7 @@ def build(name: str, counts: dict[str, int], seed: int, *, out_root: Path, tile:
         totals[s]["boxes"] = sum(len(p.read_text().splitlines()) for p in labels)
         totals[s]["full_frames"] = sum(1 for p in labels if "_t" not in p.stem)
     meta = {"name": name, "seed": seed, "counts": counts, "tile": tile, "overlap": overlap, "keep_full": keep_full,
-            "mix": mix, "size": list(size), "decks": splits, "totals": totals,
+            "mix": mix, "size": list(size), "camera": camera, "decks": splits, "totals": totals,
             "seconds": round(time.time() - start, 1), "visible_min": VISIBLE_MIN, "tile_keep": TILE_KEEP}
     (root / "build.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta
