@@ -316,7 +316,8 @@ def test_a_set_built_on_cork_lays_the_cards_of_the_same_seed_on_another_surface(
     build("felt", {"train": 1, "val": 0, "test": 0}, **kw)
     meta = build("cork", {"train": 1, "val": 0, "test": 0}, camera={"background": "cork"}, **kw)
     assert meta["camera"] == {"background": "cork"}
-    scenes = [json.loads(next((tmp_path / n / "scenes" / "train").glob("*.json")).read_text()) for n in ("felt", "cork")]
+    scenes = [json.loads(next((tmp_path / n / "scenes" / "train").glob("*.json")).read_text())
+              for n in ("felt", "cork")]
     assert [c["card"] for c in scenes[0]["cards"]] == [c["card"] for c in scenes[1]["cards"]]
     assert [c["polygon"] for c in scenes[0]["cards"]] == [c["polygon"] for c in scenes[1]["cards"]]
     images = [cv2.imread(str(next((tmp_path / n / "images" / "train").glob("*.jpg")))) for n in ("felt", "cork")]

@@ -114,9 +114,11 @@ def cardboard(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     across = xs if rng.random() < 0.5 else ys
     period = rng.uniform(0.006, 0.012) * max(h, w)
     flutes = 1.0 + rng.uniform(0.01, 0.035) * np.sin(across * (2 * np.pi / period))
-    fibres = cv2.GaussianBlur(rng.normal(0, 1, (h // 2 + 1, w // 2 + 1)).astype(np.float32), (0, 0), sigmaX=0.6, sigmaY=2.5)
+    fibres = rng.normal(0, 1, (h // 2 + 1, w // 2 + 1)).astype(np.float32)
+    fibres = cv2.GaussianBlur(fibres, (0, 0), sigmaX=0.6, sigmaY=2.5)  # drawn out along the sheet
     fibres = cv2.resize(fibres, (w, h), interpolation=cv2.INTER_LINEAR)
-    shade = flutes * (1.0 + 0.04 * fibres / max(float(fibres.std()), 1e-6)) * (1.0 + 0.08 * smooth_noise(rng, shape, (3, 4)))
+    shade = flutes * (1.0 + 0.04 * fibres / max(float(fibres.std()), 1e-6))
+    shade *= 1.0 + 0.08 * smooth_noise(rng, shape, (3, 4))
     for _ in range(int(rng.integers(0, 3))):  # a crease: a thin dark line with a light edge
         at = int(rng.integers(h // 8, h - h // 8)) if rng.random() < 0.5 else None
         if at is not None:

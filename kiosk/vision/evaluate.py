@@ -101,7 +101,7 @@ class EvalResult:
             "strict_precision": round(self.strict_precision, 5),
             "recall": round(self.recall, 5),
             "right_by_place": self.right_by_place,
-            "by_index_boxes": {"precision": round(self.by_index_boxes[0], 5), "recall": round(self.by_index_boxes[1], 5)},
+            "by_index_boxes": dict(zip(("precision", "recall"), (round(v, 5) for v in self.by_index_boxes))),
             "clean_share": round(self.clean_share, 4),
             "full_showdowns": self.full_showdowns,
             "clean_full_showdown_share": None if not self.full_showdowns else round(self.clean_showdown_share, 4),
