@@ -192,3 +192,34 @@ def test_the_seventh_generation_pictures_a_wide_fan_often_inside_a_light_margin(
     assert min(middle_band(d) for d in seventh) > 0.5
     assert sum(middle_band(d) > 0.5 for d in sixth) < 9
     assert sum(light_margin(d) for d in seventh) >= 4 and not any(light_margin(d) for d in sixth)
+
+
+def test_the_eighth_generation_prints_other_joker_indices_and_draws_every_other_card_as_before(monkeypatch):
+    """From seed 360 a joker's corner prints a star, J over K or a jester's cap as well as JOKER down the side
+    (real decks do all of these); the index box is where that ink is, on both corners, and every other card and
+    the back are what the seventh generation draws for that seed."""
+    from kiosk.synth import procedural
+    from kiosk.synth.procedural import EIGHTH_GENERATION, JOKER_INDICES, draw_card
+
+    seeds = range(EIGHTH_GENERATION, EIGHTH_GENERATION + 16)
+    designs = {s: make_design(s, height=200) for s in seeds}
+    kinds = {s: str(np.random.default_rng([s, 59]).choice(JOKER_INDICES)) for s in seeds}
+    assert set(kinds.values()) == set(JOKER_INDICES)
+    for s, design in designs.items():
+        img, (top, bottom) = design.images["Jk"], design.index["Jk"]
+        paper = img[img.shape[0] // 2, 2, :3]
+        for x1, y1, x2, y2 in (top, bottom):
+            ink = _ink(img[round(y1):round(y2), round(x1):round(x2)], paper)
+            assert ink.mean() > 0.15 and ink[:, 0].any() and ink[0, :].any(), (s, kinds[s])
+        x1, y1, x2, y2 = top
+        tall = (y2 - y1) / (x2 - x1)
+        assert tall > 1.4 if kinds[s] in ("word", "jk") else tall < 1.3, (s, kinds[s], tall)
+    monkeypatch.setattr(procedural, "EIGHTH_GENERATION", 10**6)  # the seventh generation's drawing of the seeds
+    for s in (EIGHTH_GENERATION, EIGHTH_GENERATION + 1):
+        seventh = make_design(s, height=200)
+        assert all(np.array_equal(seventh.images[c], designs[s].images[c]) for c in CLASS_NAMES[:52])
+        assert np.array_equal(seventh.back, designs[s].back)
+        assert (kinds[s] == "word") == np.array_equal(seventh.images["Jk"], designs[s].images["Jk"])
+    with pytest.raises(ValueError, match="star"):
+        draw_card("Jk", {**procedural._style(np.random.default_rng(0)), "joker_index": "crown"}, 140, 200,
+                  np.random.default_rng(0))

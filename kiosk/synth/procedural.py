@@ -25,6 +25,9 @@ field; a context check trained on the lattice backs alone read those as cards).
 Designs from seed 320 on (`SEVENTH_GENERATION`) picture a wider, tighter fan (`_seventh_generation_back`): three
 to five cards, often all of one rank, spanning most of the back, on a plain or glossy field often inside a light
 rounded margin; laid face down in a row, every strip of such a back shows pictured indices side by side.
+Designs from seed 360 on (`EIGHTH_GENERATION`) are seventh-generation designs whose joker prints one of several
+indices (`JOKER_INDICES`), as real decks do: JOKER down the side as before, a five-pointed star, a J over a K,
+or a jester's cap; every other card is drawn as the seventh generation draws it.
 The pictures are the generator's output (no third-party art): `make_design(seed)`
 gives the same design on any machine with the same fonts; without TrueType fonts it falls back to OpenCV's
 Hershey fonts.
@@ -68,6 +71,8 @@ FOURTH_GENERATION = 120  # designs from this seed on: first-generation type, cou
 FIFTH_GENERATION = 160  # designs from this seed on: a typeface from `faces`, second-generation layouts, fourth's courts
 SIXTH_GENERATION = 280  # designs from this seed on: the fifth generation with backs that picture cards in more ways
 SEVENTH_GENERATION = 320  # designs from this seed on: the fifth generation with backs that picture a wide, tight fan
+EIGHTH_GENERATION = 360  # designs from this seed on: the seventh generation with a joker index of one of JOKER_INDICES
+JOKER_INDICES = ("word", "star", "jk", "hat")  # JOKER down the side (every design before), a star, J over K, a cap
 COURT_STYLES = ("frame", "figure", "letter")  # art framed beside the index; a small figure mid-card; a big letter
 # Text faces that ship with matplotlib (which ultralytics installs), so every machine has the same ones.
 MATPLOTLIB_FACES = ("cmr10", "cmb10", "cmss10", "cmti10", "cmtt10",
@@ -329,6 +334,35 @@ def _court_art(card: np.ndarray, box, st: dict, rng: np.random.Generator, letter
         _stamp(art, m, 4, 4, st["colours"]["s"])
 
 
+def _joker_index(kind: str, st: dict, H: int) -> np.ndarray:
+    """Ink mask of an eighth-generation joker's corner index: a star, J over K, or a jester's cap."""
+    rh = max(6, round(st["rank_h"] * H))
+    if kind == "jk":
+        j, k = (_restyle(text_mask(ch, st["font"], rh, st["squeeze"]), st) for ch in "JK")
+        w = max(j.shape[1], k.shape[1])
+        out = np.zeros((j.shape[0] + k.shape[0] + max(1, round(st["gap"] * rh)), w), np.uint8)
+        out[: j.shape[0], (w - j.shape[1]) // 2: (w - j.shape[1]) // 2 + j.shape[1]] = j
+        out[-k.shape[0]:, (w - k.shape[1]) // 2: (w - k.shape[1]) // 2 + k.shape[1]] = k
+        return out
+    s = 200
+    m = np.zeros((s, s), np.uint8)
+    if kind == "star":
+        angles = np.pi / 2 + np.arange(10) * np.pi / 5
+        radii = np.where(np.arange(10) % 2 == 0, 0.48 * s, 0.2 * s)
+        pts = np.stack([s / 2 + radii * np.cos(angles), s / 2 - radii * np.sin(angles)], axis=1)
+        cv2.fillPoly(m, [np.round(pts).astype(np.int32)], 255, cv2.LINE_AA)
+    elif kind == "hat":  # a band with three drooping points, a bell on each
+        cv2.rectangle(m, (30, 140), (170, 175), 255, -1)
+        for tip in ((22, 40), (100, 18), (178, 40)):
+            cv2.fillPoly(m, [np.array([(45, 145), tip, (155, 145)], np.int32)], 255, cv2.LINE_AA)
+            cv2.circle(m, tip, 14, 255, -1, cv2.LINE_AA)
+    else:
+        raise ValueError(f"unknown joker index {kind!r} (choose from {', '.join(JOKER_INDICES)})")
+    x, y, w, h = cv2.boundingRect(m)  # cropped to its ink, as the index boxes are
+    size = round(rh * 1.2)
+    return cv2.resize(m[y:y + h, x:x + w], (max(3, round(size * w / h)), size), interpolation=cv2.INTER_AREA)
+
+
 def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> tuple[np.ndarray, tuple]:
     """The card's picture (BGRA) and its two corner-index boxes, as drawn."""
     img = np.zeros((H, W, 4), np.uint8)
@@ -345,6 +379,13 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
         cv2.rectangle(img, (2, 2), (W - 3, H - 3), (160, 160, 160, 255), 1)
     colour = st["colours"]["s"] if card == "Jk" else st["colours"][card[1]]
     mx, my = round(st["margin_x"] * W), round(st["margin_y"] * H)
+    if card == "Jk" and st.get("joker_index", "word") != "word":
+        index = _joker_index(st["joker_index"], st, H)
+        ih, iw = index.shape
+        _stamp(img, index, mx, my, colour)
+        _stamp(img, index[::-1, ::-1], W - mx - iw, H - my - ih, colour)
+        _court_art(img, (round(0.3 * W), round(0.2 * H), round(0.8 * W), round(0.8 * H)), st, rng, "?", colour)
+        return img, ((mx, my, mx + iw, my + ih), (W - mx - iw, H - my - ih, W - mx, H - my))
     if card == "Jk":
         word = text_mask("J", st["font"], max(6, round(st["rank_h"] * H * 0.6)))
         letters = [text_mask(ch, st["font"], word.shape[0]) for ch in "JOKER"]
@@ -476,6 +517,8 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = (),
         st["font"] = _fifth_generation_font(np.random.default_rng([seed, 56]), tuple(faces))
     if (THIRD_GENERATION <= seed < FOURTH_GENERATION or fifth) and st["font"].startswith("hershey"):
         st["weight"] = min(st["weight"], 0)  # already drawn with bold strokes: bolder blots small ranks
+    if seed >= EIGHTH_GENERATION:
+        st["joker_index"] = str(np.random.default_rng([seed, 59]).choice(JOKER_INDICES))
     W = round(height * rng.uniform(0.69, 0.74))
     drawn = {card: draw_card(card, st, W, height, rng) for card in CLASS_NAMES}
     images = {card: img for card, (img, _) in drawn.items()}
