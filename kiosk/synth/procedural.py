@@ -379,14 +379,7 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
         cv2.rectangle(img, (2, 2), (W - 3, H - 3), (160, 160, 160, 255), 1)
     colour = st["colours"]["s"] if card == "Jk" else st["colours"][card[1]]
     mx, my = round(st["margin_x"] * W), round(st["margin_y"] * H)
-    if card == "Jk" and st.get("joker_index", "word") != "word":
-        index = _joker_index(st["joker_index"], st, H)
-        ih, iw = index.shape
-        _stamp(img, index, mx, my, colour)
-        _stamp(img, index[::-1, ::-1], W - mx - iw, H - my - ih, colour)
-        _court_art(img, (round(0.3 * W), round(0.2 * H), round(0.8 * W), round(0.8 * H)), st, rng, "?", colour)
-        return img, ((mx, my, mx + iw, my + ih), (W - mx - iw, H - my - ih, W - mx, H - my))
-    if card == "Jk":
+    if card == "Jk" and st.get("joker_index", "word") == "word":
         word = text_mask("J", st["font"], max(6, round(st["rank_h"] * H * 0.6)))
         letters = [text_mask(ch, st["font"], word.shape[0]) for ch in "JOKER"]
         y, width = my, max(m.shape[1] for m in letters)
@@ -398,11 +391,14 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
         y -= max(1, letters[-1].shape[0] // 6)
         _court_art(img, (round(0.3 * W), round(0.2 * H), round(0.8 * W), round(0.8 * H)), st, rng, "?", colour)
         return img, ((mx, my, mx + width, y), (W - mx - width, H - y, W - mx, H - my))
-    index = _index_mask(card, st, H)
+    index = _joker_index(st["joker_index"], st, H) if card == "Jk" else _index_mask(card, st, H)
     ih, iw = index.shape
     _stamp(img, index, mx, my, colour)
     _stamp(img, index[::-1, ::-1], W - mx - iw, H - my - ih, colour)
     boxes = ((mx, my, mx + iw, my + ih), (W - mx - iw, H - my - ih, W - mx, H - my))
+    if card == "Jk":
+        _court_art(img, (round(0.3 * W), round(0.2 * H), round(0.8 * W), round(0.8 * H)), st, rng, "?", colour)
+        return img, boxes
     rank = card[0]
     column = min(iw, round(0.16 * W)) if st["side"] else iw  # a wide index sits above the pips instead
     left, right = mx + column + round(0.04 * W), W - mx - column - round(0.04 * W)
