@@ -634,3 +634,28 @@ def test_an_index_missed_in_a_fanned_row_is_read_in_the_gap_and_never_made_sure(
             break
     assert tried >= 5, "a showdown's fanned rows should have indices with neighbours on both sides"
     assert recovered >= 0.8 * tried, f"read {recovered} of {tried} taken-out indices in their gap"
+
+
+def test_a_single_picture_reports_its_stages_and_the_stage_loss_script_counts_what_they_lost(reader, showdown,
+                                                                                                monkeypatch):
+    """`read_picture(stages=...)` hands back the readings after each stage, the last of them what it returns;
+    scripts/reader_stage_losses.py counts a right reading a stage dropped, unless a later one names the card right."""
+    stages = []
+    cards = reader.read_picture(showdown.image, stages=stages).cards
+    names = [name for name, _ in stages]
+    assert names[0] == "read" and names[-1] == "one_deck" and set(names) <= {"read", "turned", "context", "one_deck"}
+    assert stages[-1][1] == cards
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))
+    from reader_stage_losses import lost_at
+
+    from kiosk.cards import parse_card
+    from kiosk.vision.detections import CardDetection
+
+    square = lambda x: [[x, 0], [x + 60, 0], [x + 60, 90], [x, 90]]  # noqa: E731
+    scene = {"cards": [{"card": "Ks", "polygon": square(0), "corners": [[2, 2, 14, 26]], "face_up": True},
+                       {"card": "7h", "polygon": square(200), "corners": [[202, 2, 214, 26]], "face_up": True}]}
+    ks, seven = (CardDetection(parse_card(c), 0.9, b, (b,)) for c, b in (("Ks", (2, 2, 14, 26)),
+                                                                          ("7h", (202, 2, 214, 26))))
+    assert lost_at(scene, [("read", (ks, seven)), ("context", (ks,)), ("one_deck", (ks,))]) == [("context", "7h")]
+    assert lost_at(scene, [("read", (ks, seven)), ("context", (ks,)), ("one_deck", (ks, seven))]) == []

@@ -297,14 +297,17 @@ class CardReader:
         near = self.finder.find_closer(image, first, self.closer_zoom)
         return near if rois is None else [(b, s) for b, s in near if centre_inside_any(b, rois)]
 
-    def read_picture(self, image_bgr: np.ndarray, source: str = "") -> Detections:
+    def read_picture(self, image_bgr: np.ndarray, source: str = "", stages: list | None = None) -> Detections:
         """One picture on its own: doubtful cuts read again (`recheck_zooms`), the picture read
         turned as well where that can find more (`turned_look`), readings on no face-up card dropped
         (`context`: kiosk.vision.context), and only the readings sure
         enough to report (`report_confidence`, or with `one_deck_report` each card at most once
-        and readings from that confidence: kiosk.vision.one_deck)."""
+        and readings from that confidence: kiosk.vision.one_deck). `stages`, when given, collects
+        (stage, readings) after each of them (scripts/reader_stage_losses.py)."""
         image = _as_bgr(image_bgr, source)
+        log = stages.append if stages is not None else (lambda _: None)
         dets = self.read(image, source=source, recheck=True, look_closer=True)
+        log(("read", dets.cards))
         one_deck = self.one_deck_report is not None
         floor = self.one_deck_report if one_deck else self.report_confidence
         sure = tuple(c for c in dets.cards if c.confidence >= floor)
@@ -320,13 +323,16 @@ class CardReader:
                 cards = tuple(drop_twins(list(cards), self.twin_reach))
             meta = {**dets.meta, "turned_reads": len(found), "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
             dets = replace(dets, meta=meta)
+            log(("turned", cards))
         trust = None
         if self.context is not None:
             cards, trust = self._on_cards(image, cards)
             trust = trust if self.context_trust else None
+            log(("context", cards))
         if one_deck:
             cards = each_card_once(cards, report_floor(cards, floor, self.report_confidence), self.whole_deck_left,
                                    unread=self.one_deck_unread, trust=trust)
+            log(("one_deck", cards))
         return replace(dets, cards=cards)
 
     def _on_cards(self, image: np.ndarray, cards) -> tuple[tuple, list[float]]:
