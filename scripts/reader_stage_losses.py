@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 from pathlib import Path
 
@@ -20,7 +19,8 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kiosk.vision.evaluate import score_scene  # noqa: E402
+from kiosk.errors import KioskError  # noqa: E402
+from kiosk.vision.evaluate import _scene_items, score_scene  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
 
 
@@ -41,9 +41,8 @@ def main() -> int:
     reader = load_reader(args.models)
     tally, lines = collections.Counter(), []
     for root in args.sets:
-        for f in sorted((root / "scenes" / args.split).glob("*.json")):
-            scene = json.loads(f.read_text())
-            image = cv2.imread(str(root / "images" / args.split / scene["image"]))
+        for image_path, scene in _scene_items(root, args.split):
+            image = cv2.imread(str(image_path))
             stages: list = []
             reader.read_picture(image, source=scene["image"], stages=stages)
             for stage, card in lost_at(scene, stages):
@@ -57,4 +56,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except KioskError as err:
+        raise SystemExit(f"reader_stage_losses: {err}")

@@ -389,12 +389,12 @@ def draw_card(card: str, st: dict, W: int, H: int, rng: np.random.Generator) -> 
             _stamp(img, m[::-1, ::-1], W - x - m.shape[1], H - y - m.shape[0], colour)
             y += m.shape[0] + max(1, m.shape[0] // 6)
         y -= max(1, letters[-1].shape[0] // 6)
-        _court_art(img, (round(0.3 * W), round(0.2 * H), round(0.8 * W), round(0.8 * H)), st, rng, "?", colour)
-        return img, ((mx, my, mx + width, y), (W - mx - width, H - y, W - mx, H - my))
-    index = _joker_index(st["joker_index"], st, H) if card == "Jk" else _index_mask(card, st, H)
-    ih, iw = index.shape
-    _stamp(img, index, mx, my, colour)
-    _stamp(img, index[::-1, ::-1], W - mx - iw, H - my - ih, colour)
+        iw, ih = width, y - my
+    else:
+        index = _joker_index(st["joker_index"], st, H) if card == "Jk" else _index_mask(card, st, H)
+        ih, iw = index.shape
+        _stamp(img, index, mx, my, colour)
+        _stamp(img, index[::-1, ::-1], W - mx - iw, H - my - ih, colour)
     boxes = ((mx, my, mx + iw, my + ih), (W - mx - iw, H - my - ih, W - mx, H - my))
     if card == "Jk":
         _court_art(img, (round(0.3 * W), round(0.2 * H), round(0.8 * W), round(0.8 * H)), st, rng, "?", colour)
