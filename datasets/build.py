@@ -10,6 +10,7 @@
     python datasets/build.py bench                # seconds per rendered scene
     python datasets/build.py measure [DECK ...]   # measure index boxes again from the PNGs
     python datasets/build.py art                  # re-render the committed CC0 art in datasets/art/
+    python datasets/build.py add-deck NAME FOLDER # a house deck's scanned faces as a design (datasets/cache/art/)
 
 See docs/datasets.md.
 """
@@ -77,6 +78,37 @@ def cmd_measure(args) -> int:
     for deck_id in args.decks or list_decks():
         meta = remeasure(deck_id)
         print(f"{deck_id}: {len(meta['cards'])} cards with an index; skipped: {sorted(meta['skipped']) or '-'}")
+    return 0
+
+
+def cmd_add_deck(args) -> int:
+    from kiosk.synth.art import CACHED_ART, MIN_CARDS, deck_folder, write_deck
+    from kiosk.synth.house import read_card_faces
+
+    if not args.name.replace("-", "").replace("_", "").isalnum():
+        raise ValueError(f"{args.name!r}: a design name is letters, digits, - and _")
+    root = Path(args.out) if args.out else CACHED_ART
+    out = root / args.name
+    elsewhere = deck_folder(args.name)
+    if elsewhere is not None and elsewhere.resolve() != out.resolve():
+        raise ValueError(f"{args.name}: a design of that name is in {elsewhere.parent}; choose another name")
+    if out.exists() and not args.replace:
+        raise ValueError(f"{out}: a design of that name is there (--replace to write it again)")
+    images, back = read_card_faces(Path(args.folder))
+    meta = write_deck(out, args.name, images, back, name=args.name, family="house", licence=args.licence,
+                      source=f"scanned faces from {Path(args.folder).resolve()}",
+                      height=min(args.art_height, next(iter(images.values())).shape[0]))  # shrunk, never enlarged
+    found = len(meta["cards"])
+    print(f"{args.name}: {found} of {len(images)} cards with a corner index found, written to {out}")
+    for card, why in meta["skipped"].items():
+        print(f"  {card} is not rendered: {why}")
+    if found < MIN_CARDS:
+        print(f"datasets/build.py add-deck: only {found} cards have an index; a design needs {MIN_CARDS} to be used",
+              file=sys.stderr)
+        return 2
+    if root.resolve() != CACHED_ART.resolve():
+        print(f"  the renderer reads it with KIOSK_ART_DIRS={root.resolve()}")
+    print(f"  next: datasets/build.py sheet {args.name} sheet.png   (check the magenta index boxes)")
     return 0
 
 
@@ -185,6 +217,15 @@ def main(argv: list[str] | None = None) -> int:
 
     a = sub.add_parser("art", help="re-render the committed CC0 designs into datasets/art/")
     a.set_defaults(func=cmd_art)
+
+    h = sub.add_parser("add-deck", help="a house deck's scanned faces (As.png ... Jk.png, back.png) as a design")
+    h.add_argument("name", help="the design's id, e.g. house-casino")
+    h.add_argument("folder", help="one image per card, named As, Th or 10h, Jk or joker, and back")
+    h.add_argument("--out", default=None, help="art folder (default: datasets/cache/art, git-ignored)")
+    h.add_argument("--licence", default="house deck (not for commit)")
+    h.add_argument("--art-height", type=int, default=240, help="px tall the faces are kept at, if taller (default 240)")
+    h.add_argument("--replace", action="store_true", help="write over a design of the same name")
+    h.set_defaults(func=cmd_add_deck)
 
     d = sub.add_parser("decks", help="list designs, families, licences and their split")
     d.add_argument("--seed", type=int, default=0)

@@ -82,6 +82,11 @@ def _deck_folders() -> dict[str, Path]:
     return found
 
 
+def deck_folder(deck_id: str) -> Path | None:
+    """The folder a design is read from (the first art folder holding it), or None."""
+    return _deck_folders().get(deck_id)
+
+
 def list_decks(committed_only: bool = False, procedural: bool = False) -> list[str]:
     """Design ids available on this machine (committed ones always, fetched when cached),
     leaving out designs with fewer than MIN_CARDS measured cards.
