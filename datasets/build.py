@@ -87,6 +87,8 @@ def cmd_add_deck(args) -> int:
 
     if not args.name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"{args.name!r}: a design name is letters, digits, - and _")
+    if args.art_height < 64:
+        raise ValueError(f"--art-height {args.art_height}: faces under 64 px tall lose their indices")
     root = Path(args.out) if args.out else CACHED_ART
     out = root / args.name
     elsewhere = deck_folder(args.name)

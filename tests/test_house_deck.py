@@ -27,10 +27,10 @@ def scanned_faces(folder: Path) -> Path:
     return folder
 
 
-def add_deck(*args, art: Path) -> subprocess.CompletedProcess:
+def add_deck(*args, art: Path, options=()) -> subprocess.CompletedProcess:
     env = dict(os.environ, KIOSK_ART_DIRS=str(art))
     return subprocess.run([sys.executable, str(REPO / "datasets" / "build.py"), "add-deck", *map(str, args),
-                           "--out", str(art)], capture_output=True, text=True, env=env, cwd=REPO)
+                           "--out", str(art), *options], capture_output=True, text=True, env=env, cwd=REPO)
 
 
 def test_scanned_faces_become_a_design_the_generator_renders(tmp_path, monkeypatch):
@@ -66,6 +66,8 @@ def test_a_design_is_not_written_over_nor_shadowed(tmp_path):
     taken = add_deck("kenney", faces, art=art)  # the committed design would win: refused
     assert taken.returncode == 2 and "kenney: a design of that name is in" in taken.stderr
     assert not (art / "kenney").exists()
+    tiny = add_deck("house-tiny", faces, art=art, options=("--art-height", "0"))
+    assert tiny.returncode == 2 and "--art-height 0" in tiny.stderr and not (art / "house-tiny").exists()
 
 
 @pytest.mark.parametrize("spoil, message", [
