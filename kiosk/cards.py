@@ -92,6 +92,17 @@ def parse_card(text: str) -> Card:
     raise CardError(f"{text!r} is not a card (write rank then suit, e.g. As, Td, 10d, or Jk)")
 
 
+def parse_card_name(text: str) -> Card:
+    """`parse_card`, or the word `joker` as people write it in a label or a file name.
+
+    >>> parse_card_name("Joker"), parse_card_name("10h")
+    (Card('Jk'), Card('Th'))
+    """
+    if isinstance(text, str) and text.strip().lower() == "joker":
+        return JOKER
+    return parse_card(text)
+
+
 def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
     """Parse cards from a space/comma separated string or an iterable of strings."""
     items = text.replace(",", " ").split() if isinstance(text, str) else list(text)

@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kiosk.cards import CardError, parse_card
+from kiosk.cards import CardError, parse_card_name
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
 
@@ -24,10 +24,8 @@ def card_of_file(name: str) -> str:
     stem = Path(name).stem.strip()
     if stem.lower() == "back":
         return "back"
-    if stem.lower() in ("jk", "joker"):
-        return "Jk"
     try:
-        return str(parse_card(stem))
+        return str(parse_card_name(stem))
     except CardError:
         raise ValueError(f"{name}: the name is not a card (As, Th or 10h, Jk or joker) nor back") from None
 

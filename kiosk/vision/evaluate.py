@@ -30,7 +30,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kiosk.cards import CLASS_NAMES, CardError, parse_card
+from kiosk.cards import CLASS_NAMES, CardError, parse_card_name
 from kiosk.errors import KioskError
 from kiosk.vision.geometry import box_center, iou
 
@@ -376,10 +376,8 @@ def voc_label(name: str) -> tuple[str, str] | None:
     text = name.strip()
     if text.lower() in VOC_RANKS:
         return "rank", VOC_RANKS[text.lower()]
-    if text.lower() == "joker":
-        return "card", "Jk"
     try:
-        return "card", str(parse_card(text))
+        return "card", str(parse_card_name(text))
     except CardError:
         return None
 
