@@ -5,7 +5,7 @@
 # the scripts, models/index-classifier.pt with reader.json, and the packed crops in .gpu/. So
 # `out` takes the tracked files the run does not read out of git's index (the files stay on
 # disk) and lists them in .git/info/exclude, and says what would travel with .gpu/ (git-ignored:
-# the call names it in `carry`); `back` puts the index and the exclude file back as they were. Run both from the repository's root:
+# the call names it in `carry`); `back` puts the index and the exclude file back as they were.
 #
 #   bash scripts/gpu_carry.sh out     # then the `run` call: bash scripts/gpu_train_classifier.sh HOURS SEED
 #   bash scripts/gpu_carry.sh back
@@ -39,7 +39,7 @@ case "${1:-}" in
         cp "$exclude" "$saved"
         {
             for path in "${NOT_READ[@]}"; do
-                [ -e "$path" ] || continue
+                [ -n "$(git ls-files -- "$path")" ] || continue   # not tracked here: nothing to take out
                 git rm -r -q --cached -- "$path"
                 echo "/$path"
             done
