@@ -15,8 +15,7 @@ import cv2
 import numpy as np
 
 from kiosk.cards import CardError, parse_card_name
-
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
+from kiosk.vision.images import IMAGE_SUFFIXES
 
 
 def card_of_file(name: str) -> str:
@@ -51,5 +50,5 @@ def read_card_faces(folder: Path) -> tuple[dict[str, np.ndarray], np.ndarray]:
     if back is None:
         raise ValueError(f"{folder}: no back image (back.png or back.jpg)")
     if not images:
-        raise ValueError(f"{folder}: no card images ({', '.join(IMAGE_SUFFIXES)} named As, Th or 10h, Jk)")
+        raise ValueError(f"{folder}: no card images ({', '.join(sorted(IMAGE_SUFFIXES))} named As, Th or 10h, Jk)")
     return images, back
