@@ -71,6 +71,17 @@ def test_folder_of_photos_in_name_order_and_unreadable_ones_skipped(tmp_path):
     assert any(e.data["status"] == "lost" and "broken.jpg" in e.data["detail"] for e in events)
 
 
+def test_a_jfif_photo_is_read_as_a_photo_alone_and_in_a_folder(tmp_path):
+    # JFIF is JPEG under another name (browsers save photos so); before, a lone .jfif was opened as a video
+    ok, buf = cv2.imencode(".jpg", np.full((20, 30, 3), 200, np.uint8))
+    (tmp_path / "table.jfif").write_bytes(buf.tobytes())
+    src = open_source(tmp_path / "table.jfif")
+    assert not isinstance(src, VideoFileSource)
+    frames = list(src)
+    assert len(frames) == 1 and frames[0].image.shape == (20, 30, 3)
+    assert [f.source.rsplit("/", 1)[1] for f in open_source(tmp_path)] == ["table.jfif"]
+
+
 def test_bad_paths_are_clear_errors(tmp_path):
     with pytest.raises(KioskError, match="no such file or folder"):
         open_source(tmp_path / "nope.mp4")

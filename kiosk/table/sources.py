@@ -31,10 +31,10 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.table.config import DEMO_RECORDING
+from kiosk.vision.images import IMAGE_SUFFIXES
 
 log = logging.getLogger(__name__)
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 StatusCallback = Callable[[str, str], None]
 
 

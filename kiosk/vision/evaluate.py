@@ -33,9 +33,9 @@ import numpy as np
 from kiosk.cards import CLASS_NAMES, CardError, parse_card_name
 from kiosk.errors import KioskError
 from kiosk.vision.geometry import box_center, iou
+from kiosk.vision.images import IMAGE_SUFFIXES
 
 VOC_RANKS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
 
 @dataclass
