@@ -7,6 +7,8 @@ a copy of BASE (its detector, reading rules and reader.json) whose classifier is
     (1 - weight) * BASE's classifier + weight * OTHER's classifier
 
 exported to OpenVINO; make its INT8 copy after with `kiosk quantize --models OUT --parts classifier`.
+At --weight 1.0 OTHER's classifier is taken whole, so it may be another network (yolo11s-cls trained from
+nothing on a GPU, `kiosk train --cls-model`); any other weight needs the same network on both sides.
 
     .venv/bin/python scripts/average_classifiers.py /tmp/phase10/models models/phase14 --weight 0.7 --out runs/models-soup70
 
@@ -64,10 +66,15 @@ def main(argv=None) -> int:
         raise SystemExit("error: the two classifiers name different classes")
     base_ck = torch.load(args.base / f"{stem}.pt", map_location="cpu", weights_only=False)
     other_ck = torch.load(args.other / f"{stem}.pt", map_location="cpu", weights_only=False)
-    model = base_ck["model"]
-    model.load_state_dict(average_state(model.state_dict(), other_ck["model"].state_dict(), args.weight))
-    base_ck["train_args"] = {**base_ck.get("train_args", {}),
-                             "name": f"average of {args.base} and {args.other} at {args.weight}"}
+    if args.weight == 1.0:
+        # OTHER's classifier whole, whatever its width: how weights trained elsewhere (a wider one from scratch on
+        # a GPU) become a reader folder with BASE's detector and rules.
+        base_ck = other_ck
+    else:
+        model = base_ck["model"]
+        model.load_state_dict(average_state(model.state_dict(), other_ck["model"].state_dict(), args.weight))
+        base_ck["train_args"] = {**base_ck.get("train_args", {}),
+                                 "name": f"average of {args.base} and {args.other} at {args.weight}"}
 
     if args.out.exists():
         shutil.rmtree(args.out)
@@ -80,6 +87,8 @@ def main(argv=None) -> int:
     meta.pop("int8", None)
     meta["classifier_trained"] = (f"weights averaged: (1 - {args.weight}) x {args.base}/{stem}.pt + {args.weight} x "
                                   f"{args.other}/{stem}.pt (scripts/average_classifiers.py)")
+    if args.weight == 1.0:
+        meta["classifier_trained"] = f"{args.other}/{stem}.pt taken whole (scripts/average_classifiers.py --weight 1.0)"
     (args.out / READER_JSON).write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {args.out}: classifier = {1 - args.weight:g} x {args.base} + {args.weight:g} x {args.other}")
     return 0

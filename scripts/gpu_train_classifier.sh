@@ -7,6 +7,7 @@
 # each run's log, weights and results.csv.
 #
 #   bash scripts/gpu_train_classifier.sh HOURS SEED
+#   CLS_MODEL=yolo11s-cls.yaml RUNS=scratch bash scripts/gpu_train_classifier.sh HOURS SEED   # a wider one from scratch
 #
 # tests/test_train_smoke.py runs it on the CPU (DEVICE=cpu, a tiny packed set, seconds per run).
 set -euo pipefail
@@ -17,6 +18,7 @@ OUT=${OUT:-runs/gpu-out}
 WORK=${WORK:-/tmp/gpu-train}
 CROPS=${CROPS:-.gpu/crops}
 RUNS=${RUNS:-ft scratch}   # which to train: ft, scratch or both
+CLS_MODEL=${CLS_MODEL:-yolo11n-cls.yaml}   # the scratch run's classifier (kiosk train --cls-model)
 for run in $RUNS; do
     case $run in ft|scratch) ;; *) echo "error: RUNS names $run; it may name ft and scratch" >&2; exit 2 ;; esac
 done
@@ -50,8 +52,8 @@ for run in $RUNS; do
     cp -r models "$WORK/$run"
     case $run in
         ft) start=(--resume-from "$WORK/ft" --cls-lr0 0.0005) ;;
-        scratch) rm -f "$WORK/scratch/index-classifier.pt"   # no weights to start from: yolo11n-cls.yaml
-                 start=(--cls-lr0 0.002) ;;
+        scratch) rm -f "$WORK/scratch/index-classifier.pt"   # no weights to start from: $CLS_MODEL
+                 start=(--cls-lr0 0.002 --cls-model "$CLS_MODEL") ;;
     esac
     python3 -m kiosk train "${common[@]}" --out "$WORK/$run" "${start[@]}" --name "$run" > "$OUT/$run.log" 2>&1 &
     pids+=($!)

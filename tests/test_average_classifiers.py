@@ -57,3 +57,34 @@ def test_a_weight_outside_zero_to_one_and_a_folder_that_is_no_reader_are_refused
     with pytest.raises(SystemExit, match=f"{tmp_path} has no reader.json"):
         average_classifiers.main([str(ROOT / "models"), str(tmp_path), "--weight", "0.5", "--out", str(tmp_path / "x")])
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.slow
+def test_at_weight_one_a_wider_classifier_is_taken_whole_and_read(tmp_path):
+    """A yolo11s-cls trained from nothing (kiosk train --cls-model, on a GPU) becomes a reader folder as it is;
+    averaged with the shipped yolo11n-cls it is refused by the layer that differs."""
+    import numpy as np
+    from ultralytics.nn.tasks import ClassificationModel
+
+    from kiosk.vision.reader import load_reader
+
+    models = ROOT / "models"
+    checkpoint = torch.load(models / "index-classifier.pt", map_location="cpu", weights_only=False)
+    names = checkpoint["model"].names
+    wide = ClassificationModel("yolo11s-cls.yaml", nc=len(names), verbose=False)
+    wide.names = names
+    wide_size = sum(p.numel() for p in wide.parameters())
+    (tmp_path / "wide").mkdir()
+    (tmp_path / "wide" / "reader.json").write_text((models / "reader.json").read_text())
+    torch.save({**checkpoint, "model": wide, "ema": None}, tmp_path / "wide" / "index-classifier.pt")
+
+    with pytest.raises(SystemExit, match="has shape"):
+        average_classifiers.main([str(models), str(tmp_path / "wide"), "--weight", "0.5", "--out", str(tmp_path / "x")])
+    out = tmp_path / "taken"
+    assert average_classifiers.main([str(models), str(tmp_path / "wide"), "--weight", "1.0", "--out", str(out)]) == 0
+    said = json.loads((out / "reader.json").read_text())["classifier_trained"]
+    assert said == f"{tmp_path / 'wide'}/index-classifier.pt taken whole (scripts/average_classifiers.py --weight 1.0)"
+    taken = torch.load(out / "index-classifier.pt", map_location="cpu", weights_only=False)["model"]
+    assert sum(p.numel() for p in taken.parameters()) == wide_size > 3 * sum(p.numel() for p in checkpoint["model"].parameters())
+    probs = load_reader(out, backend="openvino").classify_crops(np.zeros((2, 64, 64, 3), np.uint8))
+    assert probs.shape[0] == 2 and probs.shape[-1] == len(names)

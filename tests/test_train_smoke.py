@@ -82,6 +82,10 @@ def test_crops_already_cut_are_refused_with_the_option_at_fault(tmp_path):
     for device, says in (("gpu", "give cpu, or GPU numbers such as 0 or 0,1"), ("7", "GPU(s) here; train with --device cpu")):
         run = _kiosk_train("--crops", crops, "--stage", "classifier", "--device", device)
         assert run.returncode == 2 and f"--device {device}: " in run.stderr and says in run.stderr, run.stderr
+    run = _kiosk_train("--crops", crops, "--stage", "classifier", "--cls-model", "yolo11x-cls.yaml")
+    assert run.returncode == 2 and "--cls-model: invalid choice: 'yolo11x-cls.yaml'" in run.stderr, run.stderr
+    run = _kiosk_train("--crops", crops, "--stage", "classifier", "--cls-model", "yolo11s-cls.yaml", "--resume-from", "models")
+    assert run.returncode == 2 and "--cls-model yolo11s-cls.yaml starts the classifier from nothing" in run.stderr
     run = _kiosk_train("--data", tmp_path, "--cut-only")
     assert run.returncode == 2 and "--cut-only cuts the classifier's crops from --data: add --stage classifier" in run.stderr
 
@@ -90,7 +94,8 @@ def test_crops_already_cut_are_refused_with_the_option_at_fault(tmp_path):
 def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
     """scripts/gpu_train_classifier.sh, run on the CPU as on the lent GPU machine: crops cut from a tiny
     set (`kiosk train --cut-only`), packed into sheets (scripts/pack_crops.py), unpacked, and a fine-tune of the shipped
-    classifier and one from scratch trained side by side; both come back as 213-class weights."""
+    classifier and one from scratch (a wider yolo11s-cls, CLS_MODEL) trained side by side; both come back as
+    213-class weights."""
     import os
     from pathlib import Path
 
@@ -118,6 +123,7 @@ def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
 
     out = tmp_path / "out"
     env = {**os.environ, "DEVICE": "cpu", "OUT": str(out), "WORK": str(tmp_path / "work"), "CROPS": str(sheets),
+           "CLS_MODEL": "yolo11s-cls.yaml",
            "WORKERS": "0", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     run = subprocess.run(["bash", "scripts/gpu_train_classifier.sh", "0.001", "3"], cwd=root, env=env,
                          capture_output=True, text=True, timeout=900)
@@ -133,6 +139,9 @@ def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
         assert (out / f"{name}-results.csv").is_file(), name
     shipped = torch.load(root / "models" / "index-classifier.pt", map_location="cpu", weights_only=False)["model"]
     assert model.names == shipped.names
+    sizes = {name: sum(p.numel() for p in torch.load(out / f"{name}.pt", map_location="cpu", weights_only=False)["model"].parameters())
+             for name in ("ft", "scratch")}
+    assert sizes["scratch"] > 3 * sizes["ft"]  # CLS_MODEL: yolo11s-cls from nothing beside the shipped yolo11n-cls
 
 
 def test_the_gpu_script_refuses_a_run_it_does_not_know_before_it_starts(tmp_path):

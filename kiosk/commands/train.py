@@ -15,6 +15,10 @@ from pathlib import Path
 
 from kiosk.errors import KioskError
 
+# ultralytics builds these from its own .yaml files, offline. With the reader's 213 classes: n 1.8 M parameters,
+# s 5.7 M (about 4x n's work a crop), m 10.6 M (12x): the reader's 150 ms budget was measured with n.
+CLS_MODELS = ("yolo11n-cls.yaml", "yolo11s-cls.yaml", "yolo11m-cls.yaml")
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -39,6 +43,8 @@ def register(subparsers) -> None:
     p.add_argument("--det-batch", type=int, default=16)
     p.add_argument("--det-tiles", type=int, default=6000, help="detector training tiles to cut")
     p.add_argument("--det-model", default="yolo11p-index", help="detector .yaml (default: yolo11p-index, a narrow yolo11)")
+    p.add_argument("--cls-model", choices=CLS_MODELS, default=None,
+                   help="classifier to start from nothing (default: yolo11n-cls.yaml; s and m are wider and deeper, for a GPU); --resume-from continues a trained one instead")
     p.add_argument("--cls-epochs", type=int, default=10)
     p.add_argument("--cls-hours", type=float, default=0.0)
     p.add_argument("--cls-imgsz", type=int, default=64)
@@ -72,6 +78,9 @@ def run(args) -> int:
     data = args.data
     if args.cut_only and (args.stage != "classifier" or args.crops is not None):
         raise KioskError("--cut-only cuts the classifier's crops from --data: add --stage classifier, without --crops")
+    if args.cls_model and args.resume_from is not None:
+        raise KioskError(f"--cls-model {args.cls_model} starts the classifier from nothing; --resume-from {args.resume_from} "
+                         "continues its weights: give one of them")
     if args.crops is not None:
         _check_crops(args)
         data = args.crops
@@ -96,6 +105,7 @@ def run(args) -> int:
         det_imgsz=args.det_imgsz,
         det_batch=args.det_batch,
         det_model=args.det_model,
+        cls_model=args.cls_model or training.TrainConfig.cls_model,
         cls_epochs=args.cls_epochs,
         cls_hours=args.cls_hours,
         cls_imgsz=args.cls_imgsz,
