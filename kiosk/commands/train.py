@@ -44,7 +44,8 @@ def register(subparsers) -> None:
     p.add_argument("--det-tiles", type=int, default=6000, help="detector training tiles to cut")
     p.add_argument("--det-model", default="yolo11p-index", help="detector .yaml (default: yolo11p-index, a narrow yolo11)")
     p.add_argument("--cls-model", choices=CLS_MODELS, default=None,
-                   help="classifier to start from nothing (default: yolo11n-cls.yaml; s and m are wider and deeper, for a GPU); --resume-from continues a trained one instead")
+                   help="classifier to start from nothing (default: yolo11n-cls.yaml; s and m are wider and deeper, "
+                        "for a GPU); --resume-from continues a trained one instead")
     p.add_argument("--cls-epochs", type=int, default=10)
     p.add_argument("--cls-hours", type=float, default=0.0)
     p.add_argument("--cls-imgsz", type=int, default=64)
