@@ -85,10 +85,10 @@ def main(argv=None) -> int:
     meta = base_meta  # copied into OUT above; only the classifier's entries change
     meta["classifier"]["files"] = files
     meta.pop("int8", None)
-    meta["classifier_trained"] = (f"weights averaged: (1 - {args.weight}) x {args.base}/{stem}.pt + {args.weight} x "
-                                  f"{args.other}/{stem}.pt (scripts/average_classifiers.py)")
-    if args.weight == 1.0:
-        meta["classifier_trained"] = f"{args.other}/{stem}.pt taken whole (scripts/average_classifiers.py --weight 1.0)"
+    meta["classifier_trained"] = (
+        f"{args.other}/{stem}.pt taken whole (scripts/average_classifiers.py --weight 1.0)" if args.weight == 1.0 else
+        f"weights averaged: (1 - {args.weight}) x {args.base}/{stem}.pt + {args.weight} x {args.other}/{stem}.pt "
+        "(scripts/average_classifiers.py)")
     (args.out / READER_JSON).write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {args.out}: classifier = {1 - args.weight:g} x {args.base} + {args.weight:g} x {args.other}")
     return 0

@@ -133,14 +133,14 @@ def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
     first = cut[0]
     diff = cv2.absdiff(cv2.imread(str(crops / first)), cv2.imread(str(unpacked / first)))
     assert diff.mean() < 4  # JPEG's loss, not another crop's pixels
+    sizes = {}
     for name in ("ft", "scratch"):
         model = torch.load(out / f"{name}.pt", map_location="cpu", weights_only=False)["model"]
         assert len(model.names) == 53 * 4 + 1, name
         assert (out / f"{name}-results.csv").is_file(), name
+        sizes[name] = sum(p.numel() for p in model.parameters())
     shipped = torch.load(root / "models" / "index-classifier.pt", map_location="cpu", weights_only=False)["model"]
     assert model.names == shipped.names
-    sizes = {name: sum(p.numel() for p in torch.load(out / f"{name}.pt", map_location="cpu", weights_only=False)["model"].parameters())
-             for name in ("ft", "scratch")}
     assert sizes["scratch"] > 3 * sizes["ft"]  # CLS_MODEL: yolo11s-cls from nothing beside the shipped yolo11n-cls
 
 
