@@ -64,22 +64,22 @@ def main(argv=None) -> int:
     other_meta = json.loads((args.other / READER_JSON).read_text())
     if base_meta["classifier"]["names"] != other_meta["classifier"]["names"]:
         raise SystemExit("error: the two classifiers name different classes")
-    base_ck = torch.load(args.base / f"{stem}.pt", map_location="cpu", weights_only=False)
     other_ck = torch.load(args.other / f"{stem}.pt", map_location="cpu", weights_only=False)
     if args.weight == 1.0:
         # OTHER's classifier whole, whatever its width: how weights trained elsewhere (a wider one from scratch on
         # a GPU) become a reader folder with BASE's detector and rules.
-        base_ck = other_ck
+        checkpoint = other_ck
     else:
-        model = base_ck["model"]
+        checkpoint = torch.load(args.base / f"{stem}.pt", map_location="cpu", weights_only=False)
+        model = checkpoint["model"]
         model.load_state_dict(average_state(model.state_dict(), other_ck["model"].state_dict(), args.weight))
-        base_ck["train_args"] = {**base_ck.get("train_args", {}),
-                                 "name": f"average of {args.base} and {args.other} at {args.weight}"}
+        checkpoint["train_args"] = {**checkpoint.get("train_args", {}),
+                                    "name": f"average of {args.base} and {args.other} at {args.weight}"}
 
     if args.out.exists():
         shutil.rmtree(args.out)
     shutil.copytree(args.base, args.out, ignore=shutil.ignore_patterns(f"{stem}*", "figures", "phase*"))
-    torch.save(base_ck, args.out / f"{stem}.pt")
+    torch.save(checkpoint, args.out / f"{stem}.pt")
     files = training.export_model(args.out / f"{stem}.pt", args.out, stem, "classifier", ["openvino"],
                                   base_meta["classifier"].get("imgsz", 64))
     meta = base_meta  # copied into OUT above; only the classifier's entries change
