@@ -8,6 +8,7 @@ OpenVINO, writes reader.json and the figures, and that the result loads and read
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -34,7 +35,8 @@ def test_one_epoch_training_writes_a_reader_that_loads_and_reads(tmp_path):
     out.mkdir()
     # A folder that already holds a reader (continued training): its tuned thresholds stay.
     (out / "reader.json").write_text(json.dumps({"min_confidence": 0.42, "det_conf": 0.07}))
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    env = {k: v for k, v in os.environ.items() if k != "KIOSK_THREADS"}  # every core
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
 
     meta = json.loads((out / "reader.json").read_text())
@@ -49,6 +51,8 @@ def test_one_epoch_training_writes_a_reader_that_loads_and_reads(tmp_path):
     for fig in ("classifier_confusion.png", "classifier_pr.png", "val_scenes_confusion.png", "train_summary.json"):
         assert (out / "figures" / fig).is_file(), fig
     assert "epoch" in (run.stdout + run.stderr).lower()  # ultralytics' progress was shown
+    # ultralytics alone would train with one core fewer than the machine has
+    assert run.stdout.count(f"[train] on the CPU with {os.cpu_count()} threads") == 2, run.stdout[-3000:]
 
     import cv2
     from kiosk.vision.reader import load_reader
@@ -96,7 +100,6 @@ def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
     set (`kiosk train --cut-only`), packed into sheets (scripts/pack_crops.py), unpacked, and a fine-tune of the shipped
     classifier and one from scratch (a wider yolo11s-cls, CLS_MODEL) trained side by side; both come back as
     213-class weights."""
-    import os
     from pathlib import Path
 
     import cv2
@@ -145,7 +148,6 @@ def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
 
 
 def test_the_gpu_script_refuses_a_run_it_does_not_know_before_it_starts(tmp_path):
-    import os
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]

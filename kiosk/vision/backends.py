@@ -26,7 +26,8 @@ def to_tensor(images: np.ndarray) -> np.ndarray:
     return images[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
 
 
-def _threads() -> int:
+def cpu_threads() -> int:
+    """Threads a CPU stage (reading or training) uses: KIOSK_THREADS, else every core."""
     return max(1, int(os.environ.get("KIOSK_THREADS", "0")) or (os.cpu_count() or 2))
 
 
@@ -38,7 +39,7 @@ class TorchRunner:
         import torch
         from ultralytics import YOLO
 
-        torch.set_num_threads(_threads())
+        torch.set_num_threads(cpu_threads())
         self._torch = torch
         model = YOLO(str(path))
         net = model.model
@@ -61,7 +62,7 @@ class OnnxRunner:
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = _threads()
+        opts.intra_op_num_threads = cpu_threads()
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
@@ -87,7 +88,7 @@ class OpenVinoRunner:
         steps.input().tensor().set_element_type(ov.Type.u8).set_layout(ov.Layout("NHWC")).set_color_format(ColorFormat.BGR)
         steps.input().model().set_layout(ov.Layout("NCHW"))
         steps.input().preprocess().convert_element_type(ov.Type.f32).convert_color(ColorFormat.RGB).scale(255.0)
-        config = {"INFERENCE_NUM_THREADS": _threads(), "PERFORMANCE_HINT": "LATENCY"}
+        config = {"INFERENCE_NUM_THREADS": cpu_threads(), "PERFORMANCE_HINT": "LATENCY"}
         self.compiled = core.compile_model(steps.build(), "CPU", config)
         self.output = self.compiled.output(0)
 

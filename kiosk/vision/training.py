@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kiosk.errors import KioskError
+from kiosk.vision.backends import cpu_threads
 from kiosk.vision.reader import DET_INPUT  # the size the detector is exported for: the size it reads at
 
 # No hub access on the kiosk or in CI: never let ultralytics try the network.
@@ -93,6 +94,16 @@ def detector_yaml(name: str, runs: Path) -> str:
     return str(path)
 
 
+def _use_every_core(trainer) -> None:
+    # ultralytics trains on the CPU with one thread fewer than the machine has cores, which
+    # on a 2-core machine halves the compute; its data loading runs in the same process there.
+    if trainer.device.type == "cpu":
+        import torch
+
+        torch.set_num_threads(cpu_threads())
+        print(f"[train] on the CPU with {torch.get_num_threads()} threads", flush=True)
+
+
 def _fit(model, args: dict, start, hours: float, extra: dict) -> Path:
     """Train one stage (within `hours` when > 0) and return its best weights."""
     # pretrained=False would make ultralytics drop the weights we start from.
@@ -100,6 +111,7 @@ def _fit(model, args: dict, start, hours: float, extra: dict) -> Path:
     if hours > 0:
         args["time"] = hours
     args.update(extra)
+    model.add_callback("on_pretrain_routine_start", _use_every_core)
     model.train(**args)
     return Path(model.trainer.best if Path(model.trainer.best).is_file() else model.trainer.last)
 
