@@ -156,3 +156,86 @@ def test_the_gpu_script_refuses_a_run_it_does_not_know_before_it_starts(tmp_path
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "RUNS names big; it may name ft and scratch" in run.stderr
     assert not (tmp_path / "work").exists()  # nothing unpacked, nothing trained
+
+
+def _crops_of_the_shipped_classes(root, per_class=1):
+    """A crop folder with the shipped classifier's class folders, each holding noise pictures."""
+    import cv2
+    import numpy as np
+    from ultralytics import YOLO
+
+    names = YOLO("models/index-classifier.pt", task="classify").names
+    rng = np.random.default_rng(0)
+    for split in ("train", "val"):
+        for name in names.values():
+            folder = root / split / name
+            folder.mkdir(parents=True)
+            for k in range(per_class):
+                cv2.imwrite(str(folder / f"{k}.jpg"), rng.integers(0, 255, (32, 32, 3), dtype=np.uint8))
+    return root
+
+
+def test_the_distillation_loss_follows_the_teachers_as_weighted():
+    import torch
+    import torch.nn.functional as F
+
+    from kiosk.vision.distill import DistillLoss
+
+    torch.manual_seed(0)
+    logits = torch.randn(8, 5)
+    batch = {"img": torch.zeros(8, 3, 4, 4), "cls": torch.randint(0, 5, (8,))}
+    agreeing = lambda img: (None, logits)  # noqa: E731  reads just what the student reads
+    other = torch.randn(8, 5) * 3
+    disagreeing = lambda img: (None, other)  # noqa: E731
+    ce = F.cross_entropy(logits, batch["cls"]).item()
+    assert DistillLoss([disagreeing], 0.0, 2.0)(logits, batch)[0].item() == pytest.approx(ce)
+    assert DistillLoss([agreeing], 1.0, 2.0)(logits, batch)[0].item() == pytest.approx(0.0, abs=1e-6)
+    apart = DistillLoss([disagreeing], 1.0, 2.0)(logits, batch)[0].item()
+    assert apart > 0.1
+    # two teachers are averaged: half the disagreeing one's pull is less than all of it
+    assert 0 < DistillLoss([agreeing, disagreeing], 1.0, 2.0)(logits, batch)[0].item() < apart
+    half = DistillLoss([disagreeing], 0.5, 2.0)(logits, batch)[0].item()
+    assert half == pytest.approx(0.5 * ce + 0.5 * apart)
+
+
+def test_teachers_are_refused_with_the_option_at_fault(tmp_path):
+    crops = tmp_path / "crops"
+    (crops / "train" / "As.0").mkdir(parents=True)
+    (crops / "val" / "As.0").mkdir(parents=True)
+    run = _kiosk_train("--crops", crops, "--stage", "classifier", "--teacher", tmp_path)
+    assert run.returncode == 2 and f"--teacher {tmp_path}: no index-classifier.pt there" in run.stderr, run.stderr
+    run = _kiosk_train("--crops", crops, "--stage", "classifier", "--teacher", "models", "--teacher-weight", "1.5")
+    assert run.returncode == 2 and "--teacher-weight 1.5: give a share between 0 and 1" in run.stderr
+    run = _kiosk_train("--crops", crops, "--stage", "classifier", "--teacher", "models", "--teacher-temperature", "0")
+    assert run.returncode == 2 and "--teacher-temperature 0.0: give a temperature above 0" in run.stderr
+    run = _kiosk_train("--data", tmp_path, "--teacher", "models")
+    assert run.returncode == 2 and "--teacher teaches the classifier: add --stage classifier" in run.stderr
+    # a teacher of other classes than the crops' folders, before any training
+    run = _kiosk_train("--crops", crops, "--stage", "classifier", "--teacher", "models", "--out", tmp_path / "out",
+                       "--runs", tmp_path / "runs", "--no-export", timeout=120)
+    assert run.returncode == 2 and "--teacher models: its classifier reads 213 classes, not the 1 class folders" in run.stderr
+    assert "Traceback" not in run.stderr and not (tmp_path / "out" / "index-classifier.pt").exists()
+
+
+@pytest.mark.slow
+def test_a_classifier_trains_from_two_teachers(tmp_path):
+    """`kiosk train --teacher`: the shipped classifier fine-tuned one epoch while two teachers read every batch."""
+    import shutil
+
+    crops = _crops_of_the_shipped_classes(tmp_path / "crops")
+    student = tmp_path / "student"
+    shutil.copytree("models", student, ignore=shutil.ignore_patterns("phase14", "figures", "*openvino*"))
+    run = _kiosk_train("--crops", crops, "--stage", "classifier", "--cls-epochs", "1", "--cls-batch", "64",
+                       "--cls-imgsz", "64", "--out", student, "--resume-from", student, "--runs", tmp_path / "runs",
+                       "--teacher", "models", "--teacher", "models", "--teacher-weight", "0.7", "--no-export",
+                       "--no-eval", timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "learning from 2 teacher(s) (weight 0.7, temperature 2.0)" in run.stdout
+    meta = json.loads((student / "reader.json").read_text())
+    assert meta["train_config"]["teachers"] == ["models", "models"]
+    assert meta["train_config"]["teacher_weight"] == 0.7
+    from ultralytics import YOLO
+
+    trained = YOLO(str(student / "index-classifier.pt"), task="classify").model.state_dict()
+    shipped = YOLO("models/index-classifier.pt", task="classify").model.state_dict()
+    assert any((trained[k].float() - shipped[k].float()).abs().max() > 0 for k in shipped if trained[k].is_floating_point())

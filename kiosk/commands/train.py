@@ -60,6 +60,13 @@ def register(subparsers) -> None:
     p.add_argument("--bilinear-crops", action="store_true",
                    help="resample every classifier crop bilinearly, as phases 1-8 did (default: a cut larger "
                         "than --cls-imgsz is shrunk with an area filter, as the reader shrinks it)")
+    p.add_argument("--teacher", type=Path, action="append", default=[], metavar="DIR",
+                   help="also learn from this reader folder's classifier: its readings of each training batch, "
+                        "averaged over every --teacher given (distillation: a pair's readings at one classifier's cost)")
+    p.add_argument("--teacher-weight", type=float, default=0.5,
+                   help="share of the loss that follows the teachers rather than the labels (0..1, default 0.5)")
+    p.add_argument("--teacher-temperature", type=float, default=2.0,
+                   help="softens the teachers' readings so their runners-up teach too (default 2)")
     p.add_argument("--resume-from", type=Path, default=None, help="start from the weights in this folder (e.g. models)")
     p.add_argument("--name", default="reader", help="name of the runs/ sub-folders")
     p.add_argument("--mine", type=int, default=0, metavar="N",
@@ -82,6 +89,7 @@ def run(args) -> int:
     if args.cls_model and args.resume_from is not None:
         raise KioskError(f"--cls-model {args.cls_model} starts the classifier from nothing; --resume-from {args.resume_from} "
                          "continues its weights: give one of them")
+    _check_teachers(args)
     if args.crops is not None:
         _check_crops(args)
         data = args.crops
@@ -120,6 +128,9 @@ def run(args) -> int:
         copies=args.copies,
         name=args.name,
         exports=() if args.no_export else ("onnx", "openvino"),
+        teachers=tuple(str(t) for t in args.teacher),
+        teacher_weight=args.teacher_weight,
+        teacher_temperature=args.teacher_temperature,
         extra={"det": {"lr0": args.det_lr0}, "cls": {"lr0": args.cls_lr0}},
     )
     pcfg = prepare.PrepareConfig(
@@ -190,6 +201,20 @@ def run(args) -> int:
 
         figures.training_figures(cfg, out, prep_root)
     return 0
+
+
+def _check_teachers(args) -> None:
+    if not args.teacher:
+        return
+    if args.stage != "classifier":
+        raise KioskError("--teacher teaches the classifier: add --stage classifier")
+    for folder in args.teacher:
+        if not (folder / "index-classifier.pt").is_file():
+            raise KioskError(f"--teacher {folder}: no index-classifier.pt there (give a reader folder such as models)")
+    if not 0.0 <= args.teacher_weight <= 1.0:
+        raise KioskError(f"--teacher-weight {args.teacher_weight}: give a share between 0 and 1")
+    if args.teacher_temperature <= 0:
+        raise KioskError(f"--teacher-temperature {args.teacher_temperature}: give a temperature above 0")
 
 
 def _check_crops(args) -> None:

@@ -52,6 +52,9 @@ class TrainConfig:
     copies: int = 1
     name: str = "reader"
     exports: tuple[str, ...] = ("onnx", "openvino")
+    teachers: tuple[str, ...] = ()  # reader folders whose classifiers the classifier also learns from (distill.py)
+    teacher_weight: float = 0.5
+    teacher_temperature: float = 2.0
     extra: dict = field(default_factory=dict)
 
 
@@ -175,6 +178,14 @@ def train_classifier(cfg: TrainConfig, crops: Path) -> Path:
         patience=100,
         **_ultra_common(cfg),
     )
+    if cfg.teachers:
+        from kiosk.vision.distill import load_teachers, teacher_callback
+
+        # ultralytics names the classes by the sorted class folders: a teacher of other classes fails before training
+        classes = sorted(p.name for p in (Path(crops) / "train").iterdir() if p.is_dir())
+        load_teachers(tuple(Path(t) for t in cfg.teachers), dict(enumerate(classes)))
+        model.add_callback("on_train_start", teacher_callback(tuple(Path(t) for t in cfg.teachers),
+                                                              cfg.teacher_weight, cfg.teacher_temperature))
     return _fit(model, args, start, cfg.cls_hours, cfg.extra.get("cls", {}))
 
 
