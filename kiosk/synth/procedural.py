@@ -493,6 +493,17 @@ def _picture_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.rando
         back[..., :3] = (back[..., :3] * (1 - a) + warped[..., :3] * a).astype(np.uint8)
 
 
+def joker_index(seed: int) -> str:
+    """What the joker's corner of design `seed` prints: one of JOKER_INDICES, the word before the eighth generation.
+
+    >>> joker_index(0), joker_index(EIGHTH_GENERATION - 1)
+    ('word', 'word')
+    """
+    if seed < EIGHTH_GENERATION:
+        return "word"
+    return str(np.random.default_rng([seed, 59]).choice(JOKER_INDICES))
+
+
 def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = (),
                 faces: tuple[str, ...] = ()) -> Design:
     """One procedural design (53 cards and a back), the same for the same seed and fonts.
@@ -514,7 +525,7 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = (),
     if (THIRD_GENERATION <= seed < FOURTH_GENERATION or fifth) and st["font"].startswith("hershey"):
         st["weight"] = min(st["weight"], 0)  # already drawn with bold strokes: bolder blots small ranks
     if seed >= EIGHTH_GENERATION:
-        st["joker_index"] = str(np.random.default_rng([seed, 59]).choice(JOKER_INDICES))
+        st["joker_index"] = joker_index(seed)
     W = round(height * rng.uniform(0.69, 0.74))
     drawn = {card: draw_card(card, st, W, height, rng) for card in CLASS_NAMES}
     images = {card: img for card, (img, _) in drawn.items()}
