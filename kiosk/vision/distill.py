@@ -56,8 +56,8 @@ def load_teachers(folders: tuple[Path, ...], names: dict) -> list:
     return teachers
 
 
-def teacher_callback(folders: tuple[Path, ...], weight: float, temperature: float):
-    """An ultralytics `on_train_start` callback that gives the student the teachers' loss.
+def teacher_callback(teachers: list, weight: float, temperature: float):
+    """An ultralytics `on_train_start` callback that gives the student the teachers' loss (`load_teachers`).
 
     It runs after the trainer copied the student into its EMA, so only the model that is trained learns from them.
     """
@@ -66,8 +66,7 @@ def teacher_callback(folders: tuple[Path, ...], weight: float, temperature: floa
         import torch
 
         model = trainer.model.module if hasattr(trainer.model, "module") else trainer.model
-        teachers = [t.to(trainer.device) for t in load_teachers(folders, model.names)]
-        model.criterion = DistillLoss(teachers, weight, temperature)
+        model.criterion = DistillLoss([t.to(trainer.device) for t in teachers], weight, temperature)
         print(f"[train] learning from {len(teachers)} teacher(s) (weight {weight}, temperature {temperature}) "
               f"with {torch.get_num_threads()} threads", flush=True)
 

@@ -183,9 +183,8 @@ def train_classifier(cfg: TrainConfig, crops: Path) -> Path:
 
         # ultralytics names the classes by the sorted class folders: a teacher of other classes fails before training
         classes = sorted(p.name for p in (Path(crops) / "train").iterdir() if p.is_dir())
-        load_teachers(tuple(Path(t) for t in cfg.teachers), dict(enumerate(classes)))
-        model.add_callback("on_train_start", teacher_callback(tuple(Path(t) for t in cfg.teachers),
-                                                              cfg.teacher_weight, cfg.teacher_temperature))
+        teachers = load_teachers(tuple(Path(t) for t in cfg.teachers), dict(enumerate(classes)))
+        model.add_callback("on_train_start", teacher_callback(teachers, cfg.teacher_weight, cfg.teacher_temperature))
     return _fit(model, args, start, cfg.cls_hours, cfg.extra.get("cls", {}))
 
 
