@@ -14,7 +14,8 @@ prepared"), as one script, so a session whose machine lost `runs/` (or a GPU ses
    index is no word, each training joker four times (`_x1` .. `_x3`);
 6. with --pack, the JPEG sheets a GPU call carries (`scripts/pack_crops.py pack ... .gpu/crops`).
 
-A step whose output is already there is skipped, so the script can be run again after a stop.
+A step whose output is already there is skipped, so the script can be run again after a stop (the cut, 1.6
+minutes, is made again whole unless `runs/prep/v20c/cls` is there).
 Run it from the repository root after `datasets/build.py fetch`:
 
     .venv/bin/python scripts/crops_v20c.py [--pack]
@@ -57,7 +58,7 @@ def has_scenes(folder: Path, split: str, n: int) -> bool:
 def draw_eighth_generation() -> None:
     from kiosk.synth.art import list_decks
 
-    missing = [d for d in proc(range(360, 400)) if d not in list_decks(procedural=True)]
+    missing = [d for d in proc(GEN8) + proc(GEN8_VAL) if d not in list_decks(procedural=True)]
     if not missing:
         return
     log(f"drawing {len(missing)} eighth-generation designs")
@@ -137,11 +138,10 @@ def make_view(out: Path) -> None:
 
 
 def cut(view: Path, workers: int) -> Path:
+    """Phase 19's cut, always made whole (1.6 minutes): a cut stopped half-way must not pass for one."""
     crops = Path("runs/prep/v19c/cls")
-    if (crops / "val").is_dir() and (crops / "train").is_dir():
-        return crops
     log("cutting the crops (the shipped detector mines 300 scenes)")
-    subprocess.run([str(Path(sys.executable).with_name("kiosk")), "train", "--data", str(view), "--out", "runs/models-cut19",
+    subprocess.run([sys.executable, "-m", "kiosk", "train", "--data", str(view), "--out", "runs/models-cut19",
                     "--resume-from", "models", "--stage", "classifier", "--name", "v19c", "--seed", "19",
                     "--cls-crops", "120000", "--mine", "300", "--recolour", "0.3", "--workers", str(workers),
                     "--cut-only"], check=True)
@@ -192,7 +192,9 @@ def main() -> int:
     build_sets(args.workers)
     view = Path("runs/views/p19")
     make_view(view)
-    v20c = prune_and_repeat(cut(view, args.workers), view, Path("runs/prep/v20c/cls"))
+    v20c = Path("runs/prep/v20c/cls")
+    if not v20c.is_dir():
+        prune_and_repeat(cut(view, args.workers), view, v20c)
     if args.pack and not Path(".gpu/crops").is_dir():
         subprocess.run([sys.executable, "scripts/pack_crops.py", "pack", str(v20c), ".gpu/crops", "--quality", "70",
                         "--train-max", "84000", "--seed", "20"], check=True)
