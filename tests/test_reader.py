@@ -253,6 +253,53 @@ def test_one_doubtful_corner_is_settled_by_the_other_and_keeps_alternatives():
     assert alone.alternatives[0][0] == parse_card("6c")
 
 
+def test_a_faint_partner_never_takes_a_sure_index_below_the_line():
+    """A sure Qs index paired with a faint find that half reads Qs (court art beside it, score 0.17, half
+    background) came out at 0.38, under the report line, and the card was missed (reader-test-v2-4k
+    te000204). With `faint_partners` the faint find leaves the pair: the card is its sure index alone,
+    and the find is read on its own (under `min_confidence`, so the reader drops it)."""
+    from dataclasses import replace
+
+    a = replace(corner_at(500, 400, 0, probs(Qs=0.99, Qc=0.01)), score=0.7)
+    bx, by = partner_of(500, 400, 0)
+    b = replace(corner_at(bx, by, 2, probs(Qs=0.3, Jd=0.15, _3s=0.05)), score=0.17)
+    merged = merge_corners([a, b], (1920, 1080))
+    assert len(merged) == 1 and str(merged[0].card) == "Qs" and merged[0].confidence < 0.6
+    sure, faint = merge_corners([a, b], (1920, 1080), faint_below=0.35)
+    assert str(sure.card) == "Qs" and sure.corners == (a.box,) and sure.confidence == pytest.approx(0.99, abs=0.005)
+    assert faint.corners == (b.box,) and faint.confidence < 0.35
+    # two indices that agree stay one card: each makes the other surer
+    c = replace(corner_at(bx, by, 2, probs(Qs=0.9, Qc=0.05)), score=0.8)
+    assert [len(d.corners) for d in merge_corners([a, c], (1920, 1080), faint_below=0.35)] == [2]
+    # two faint indices stay faint: leaving a pair never makes a reading surer than its index alone
+    d = replace(corner_at(500, 400, 0, probs(Qs=0.45, Qc=0.3)), score=0.9)
+    assert all(r.confidence < 0.6 for r in merge_corners([d, b], (1920, 1080), faint_below=0.35))
+    # an index short of sure keeps its faint partner's doubt (kenney-val te000061: a 7h read at 0.73 on a
+    # court's art, its partner 0.39; read alone it was one wrong card more)
+    e = replace(corner_at(500, 400, 0, probs(Qs=0.73, Qc=0.2)), score=0.9)
+    doubted = merge_corners([e, b], (1920, 1080), faint_below=0.35)
+    assert len(doubted) == 1 and len(doubted[0].corners) == 2 and doubted[0].confidence < 0.6
+
+
+def test_an_index_the_frames_border_cut_is_not_judged_small():
+    """A card at the frame's edge shows part of its index: its box is small because the border cut it,
+    not because it is printed small (reader-test-v2-4k te000038: a Kd at x 0 read 0.92 and dropped)."""
+    from kiosk.vision.detections import CardDetection
+    from kiosk.vision.scale import drop_small
+
+    table = [CardDetection(parse_card(c), 0.9, (200 + 60 * i, 300, 220 + 60 * i, 350))
+             for i, c in enumerate("2c 3c 4c 5c 6c 7c 8c 9c".split())]
+    cut = CardDetection(parse_card("Kd"), 0.92, (4, 500, 24, 520))       # 20 px of a 50 px index, at the left edge
+    pictured = CardDetection(parse_card("As"), 0.99, (900, 500, 907, 517))  # a small print in the middle
+    assert drop_small(table + [cut, pictured], 0.5) == table
+    assert drop_small(table + [cut, pictured], 0.5, (1920, 1080)) == table + [cut]
+    inland = CardDetection(parse_card("Kd"), 0.92, (60, 500, 80, 520))    # as small, 60 px in: no border cut it
+    assert drop_small(table + [inland], 0.5, (1920, 1080)) == table
+    # a speck at the border is small along it too: no index was cut there (reader-test-v2 te000108, a Jk 8x10 px)
+    speck = CardDetection(parse_card("Jk"), 0.52, (872, 1068, 880, 1078))
+    assert drop_small(table + [speck], 0.5, (1920, 1080)) == table
+
+
 def test_faint_detection_caps_confidence():
     p = probs(Jh=0.99)
     strong = merge_corners([Corner((0, 0, 12, 24), 0.9, p, 0, 0.99)], (100, 100))[0]
@@ -285,7 +332,8 @@ def test_model_version_names_the_weights(reader):
 def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another
     detector input size, with another number of turns, with(out) the gap probe, another recheck,
-    another turned look, another closer look, another filter for shrinking cuts, another rule for nested finds, small indices or twins, or another report line or deck rule for single pictures reads
+    another turned look, another closer look, another filter for shrinking cuts, another rule for nested finds, small indices (at the frame's border too), twins or
+    faint partners, or another report line or deck rule for single pictures reads
     differently, so it is another version."""
     from kiosk.vision.reader import _model_version, read_meta
 
@@ -302,14 +350,16 @@ def test_model_version_changes_with_how_the_weights_are_read():
     nesting = _model_version(MODELS, {**meta, "drop_nested": 0.0 if meta.get("drop_nested") else 0.5})
     scaling = _model_version(MODELS, {**meta, "small_index": 0.0 if meta.get("small_index") else 0.5})
     twins = _model_version(MODELS, {**meta, "twin_reach": 0.0 if meta.get("twin_reach") else 1.0})
+    faint = _model_version(MODELS, {**meta, "faint_partners": 0.0 if meta.get("faint_partners") else 0.9})
+    edge = _model_version(MODELS, {**meta, "small_index": 0.5, "small_index_edge": not meta.get("small_index_edge", False)})
     reporting = _model_version(MODELS, {**meta, "report_confidence": 0.7 if meta.get("report_confidence") != 0.7 else 0.5})
     one_deck = _model_version(MODELS, {**meta, "one_deck_report": None if meta.get("one_deck_report") is not None else 0.4})
     whole_deck = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "whole_deck_left": 9})
     unread = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "one_deck_unread": 0.05 if meta.get("one_deck_unread") != 0.05 else 0.2})
     assert same == _model_version(MODELS, meta)
     versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins,
-                reporting, one_deck, whole_deck, unread}
-    assert len(versions) == 16
+                faint, edge, reporting, one_deck, whole_deck, unread}
+    assert len(versions) == 18
 
 
 def test_a_reader_for_many_decks_is_the_version_without_the_one_deck_rule():

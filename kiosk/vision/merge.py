@@ -162,8 +162,13 @@ def _top(p: np.ndarray, n: int) -> list[int]:
     return [int(i) for i in np.argsort(-p)[:n]]
 
 
-def merge_corners(corners: list[Corner], image_size: tuple[int, int], n_alternatives: int = 3) -> list[CardDetection]:
-    """One `CardDetection` per physical card, most confident first."""
+def merge_corners(corners: list[Corner], image_size: tuple[int, int], n_alternatives: int = 3,
+                  faint_below: float = 0.0, sure_alone: float = 0.9) -> list[CardDetection]:
+    """One `CardDetection` per physical card, most confident first. `faint_below`: a member read on its
+    own under this confidence (too faint to be read as a card) leaves its group where the group is surer
+    without it, at least `sure_alone`: a faint find paired with a sure index (a court's art, a
+    neighbour's half-hidden corner) must not take the card below the report line. Below `sure_alone`
+    a faint partner's doubt stands (a 7h read at 0.73 on a court's art, its faint partner 0.39)."""
     n = len(corners)
     candidates = []
     for i in range(n):
@@ -189,28 +194,21 @@ def merge_corners(corners: list[Corner], image_size: tuple[int, int], n_alternat
         groups.append((i, j))
     groups += [(i,) for i in range(n) if i not in used]
     groups = _join_four_index_cards(groups, corners)
+    if faint_below:
+        groups = _without_faint_partners(groups, corners, faint_below, sure_alone)
 
     width, height = image_size
     out = []
     for group in groups:
         members = [corners[i] for i in group]
+        probs, det_factor = _group_reading(members)
         if len(members) >= 2:
-            product = np.prod([m.card_probs for m in members], axis=0)
-            probs = _normalise(product)
-            # Agreement of independent reads is strong evidence, but never stronger
-            # than the weakest reader was sure the thing is a card at all.
-            mass = min(float(m.card_probs.sum()) for m in members)
-            probs = probs * mass
             L = sum(index_size(m.box) for m in members) / len(members)
             box = union_box([m.box for m in members], margin=0.35 * L)
         else:
             # One index alone says little about where the card ends (index sizes differ
             # 2x between decks), so its box is the index's own.
-            m = members[0]
-            probs = m.card_probs
-            box = m.box
-        score = min(m.score for m in members)
-        det_factor = detection_factor(score)
+            box = members[0].box
         order = _top(probs, 1 + n_alternatives)
         best = order[0]
         conf = float(probs[best]) * det_factor
@@ -227,4 +225,43 @@ def merge_corners(corners: list[Corner], image_size: tuple[int, int], n_alternat
             )
         )
     out.sort(key=lambda d: -d.confidence)
+    return out
+
+
+def _group_reading(members: list[Corner]) -> tuple[np.ndarray, float]:
+    """The card probabilities of a group of indices read as one card, and the detector's cap on them."""
+    if len(members) == 1:
+        probs = members[0].card_probs
+    else:
+        probs = _normalise(np.prod([m.card_probs for m in members], axis=0))
+        # Agreement of independent reads is strong evidence, but never stronger
+        # than the weakest reader was sure the thing is a card at all.
+        probs = probs * min(float(m.card_probs.sum()) for m in members)
+    return probs, detection_factor(min(m.score for m in members))
+
+
+def _confidence(members: list[Corner]) -> float:
+    probs, factor = _group_reading(members)
+    return float(probs.max()) * factor
+
+
+def _without_faint_partners(groups: list[tuple[int, ...]], corners: list[Corner], faint: float,
+                            sure: float) -> list[tuple[int, ...]]:
+    """Each group without its faint members (read alone under `faint`) whose leaving makes it surer and
+    at least `sure`, one at a time; each leaver is left on its own. A member that reads a card alone
+    never leaves: the card's two indices would read as two cards."""
+    out = []
+    for group in groups:
+        group = list(group)
+        while len(group) >= 2:
+            now = _confidence([corners[i] for i in group])
+            faint_ones = [i for i in group if _confidence([corners[i]]) < faint]
+            if not faint_ones:
+                break
+            gain, leaver = max((_confidence([corners[k] for k in group if k != i]), i) for i in faint_ones)
+            if gain <= now or gain < sure:
+                break
+            group.remove(leaver)
+            out.append((leaver,))
+        out.append(tuple(group))
     return out

@@ -184,6 +184,11 @@ class CardReader:
         self.drop_nested = float(meta.get("drop_nested", 0.0))
         # A card whose index is under this share of the frame's typical index is not read (kiosk.vision.scale).
         self.small_index = float(meta.get("small_index", 0.0))
+        # A find too faint to read alone leaves a card whose other indices are at least this sure without it
+        # (merge.merge_corners); 0: never.
+        self.faint_partners = float(meta.get("faint_partners", 0.0))
+        # An index the frame's border may have cut is not judged small (kiosk.vision.scale).
+        self.small_edge = bool(meta.get("small_index_edge", False))
         # Of two readings of one card within this many index lengths, only the surer is kept (merge.drop_twins).
         self.twin_reach = float(meta.get("twin_reach", 0.0))
         # A single picture of one deck: each card at most once, readings reported from this
@@ -406,7 +411,7 @@ class CardReader:
             added, cards = len({id(c) for c in joined} & {id(m) for m in more}), list(joined)
             ms_closer = (time.perf_counter() - tc) * 1000
         if self.small_index:
-            cards = drop_small(cards, self.small_index)
+            cards = drop_small(cards, self.small_index, (w, h) if self.small_edge else None)
         if self.twin_reach:
             cards = drop_twins(cards, self.twin_reach)
         t2 = time.perf_counter()
@@ -436,7 +441,9 @@ class CardReader:
             corners += extra
             probed = len(extra)
         h, w = image.shape[:2]
-        return [c for c in merge_corners(corners, (w, h)) if c.confidence >= self.min_confidence], probed
+        merged = merge_corners(corners, (w, h), faint_below=self.min_confidence if self.faint_partners else 0.0,
+                               sure_alone=self.faint_partners)
+        return [c for c in merged if c.confidence >= self.min_confidence], probed
 
 
 def _as_bgr(image, source: str) -> np.ndarray:
@@ -490,6 +497,10 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["small_index"] = meta["small_index"]
     if meta.get("twin_reach"):
         reading["twin_reach"] = meta["twin_reach"]
+    if meta.get("faint_partners"):
+        reading["faint_partners"] = meta["faint_partners"]
+    if meta.get("small_index_edge") and meta.get("small_index"):
+        reading["small_index_edge"] = True
     if meta.get("one_deck_report") is not None:
         reading["one_deck_report"] = meta["one_deck_report"]
         if meta.get("whole_deck_left"):

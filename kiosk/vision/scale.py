@@ -14,6 +14,8 @@ from kiosk.vision.geometry import index_size
 # The typical index: this quantile of the read indices' sizes. Above the median, so that a frame
 # whose face-down cards show many pictured indices still measures the real ones.
 TYPICAL_QUANTILE = 0.75
+# An index's short side is 0.4-0.6 of its long one: what a border cutting it across leaves of it along the border.
+SHORT_SIDE = 0.3
 # Fewer readings than this say too little about the table's scale (a close photo of three cards).
 LEAST_READINGS = 8
 
@@ -24,8 +26,11 @@ def card_index_size(card: CardDetection) -> float:
     return max(index_size(b) for b in card.corners or (card.box,))
 
 
-def drop_small(cards: tuple[CardDetection, ...] | list[CardDetection], share: float) -> list[CardDetection]:
-    """The cards whose index is at least `share` of the typical index of the frame.
+def drop_small(cards: tuple[CardDetection, ...] | list[CardDetection], share: float,
+               frame: tuple[int, int] | None = None) -> list[CardDetection]:
+    """The cards whose index is at least `share` of the typical index of the frame. Given the
+    `frame` (width, height), an index that lies closer to the frame's border than it falls short
+    of the typical size is kept: the border may have cut it, so its size says nothing.
 
     >>> from kiosk.cards import parse_card
     >>> real = [CardDetection(parse_card(c), 0.9, (0, 0, 20, 50)) for c in "2c 3c 4c 5c 6c 7c 8c 9c".split()]
@@ -40,4 +45,16 @@ def drop_small(cards: tuple[CardDetection, ...] | list[CardDetection], share: fl
     if share <= 0 or len(cards) < LEAST_READINGS:
         return cards
     typical = float(np.quantile([card_index_size(c) for c in cards], TYPICAL_QUANTILE))
-    return [c for c in cards if card_index_size(c) >= share * typical]
+    return [c for c in cards if card_index_size(c) >= share * typical
+            or (frame is not None and _maybe_cut(c, typical, frame))]
+
+
+def _maybe_cut(card: CardDetection, typical: float, frame: tuple[int, int]) -> bool:
+    """Could the frame's border have cut this card's largest index short of the typical size? Only
+    across: along the border it cut, an index keeps at least its short side (0.4-0.6 of its long)."""
+    w, h = frame
+    x1, y1, x2, y2 = max(card.corners or (card.box,), key=index_size)
+    shortfall = typical - max(x2 - x1, y2 - y1)
+    along = SHORT_SIDE * typical
+    return ((min(x1, w - x2) < shortfall and y2 - y1 >= along)
+            or (min(y1, h - y2) < shortfall and x2 - x1 >= along))
