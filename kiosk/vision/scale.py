@@ -53,8 +53,8 @@ def _maybe_cut(card: CardDetection, typical: float, frame: tuple[int, int]) -> b
     """Could the frame's border have cut this card's largest index short of the typical size? Only
     across: along the border it cut, an index keeps at least its short side (0.4-0.6 of its long)."""
     w, h = frame
+    shortfall = typical - card_index_size(card)
     x1, y1, x2, y2 = max(card.corners or (card.box,), key=index_size)
-    shortfall = typical - max(x2 - x1, y2 - y1)
     along = SHORT_SIDE * typical
     return ((min(x1, w - x2) < shortfall and y2 - y1 >= along)
             or (min(y1, h - y2) < shortfall and x2 - x1 >= along))
