@@ -172,6 +172,9 @@ class CardReader:
         self.probe_gaps = bool(meta.get("probe_gaps", False))
         # A single picture is also read turned by this many degrees (kiosk.vision.turned); 0: not.
         self.turned_look = float(meta.get("turned_look", 0.0))
+        # ... adding only readings sure enough to report (`report_confidence`), in a picture of one deck too: its
+        # weak readings took cards from right ones in the settling (docs/detector.md).
+        self.turned_sure = bool(meta.get("turned_sure", False))
         # A closer look reads the cards' regions again at this zoom (kiosk.vision.closer): a single
         # picture's second look, and a still table's last search where the table asks for it; 0: never.
         self.closer_zoom = float(meta.get("closer_zoom", 0.0))
@@ -322,7 +325,8 @@ class CardReader:
         if self.turned_look and worth_turning(sure, w, h, self.finder.input_hw, self.turned_look):
             picture, back = turn_picture(image, self.turned_look)
             again = self.read(picture, source=source, recheck=True)
-            found = tuple(detection_back(c, back, w, h) for c in again.cards if one_deck or c.confidence >= floor)
+            found = tuple(detection_back(c, back, w, h) for c in again.cards
+                          if (one_deck and not self.turned_sure) or c.confidence >= self.report_confidence)
             cards = join_turned(cards, found, floor=self.report_confidence)
             if self.twin_reach:
                 cards = tuple(drop_twins(list(cards), self.twin_reach))
@@ -487,6 +491,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["recheck"] = [meta["recheck_zooms"], meta.get("recheck_below", 0.0)]
     if meta.get("turned_look"):
         reading["turned_look"] = meta["turned_look"]
+        if meta.get("turned_sure"):
+            reading["turned_sure"] = True
     if meta.get("closer_zoom"):
         reading["closer"] = [meta["closer_zoom"], meta.get("closer_report_confidence", 0.0)]
     if meta.get("shrink_area"):
