@@ -548,7 +548,8 @@ def test_a_photo_of_a_few_cards_reports_from_the_usual_line(reader, photo, monke
     (`one_deck.TABLE_READINGS`) to contest a misread: these photos of one card hold a joker reading
     of 0.5-0.6 (court art, a corner) that a photo of few cards must not report. They read as
     with the rule off. (Read without the context check, which since `f921f69697a4` drops IMG_2514's joker
-    reading before this rule is asked: the rule is what is tested here.)"""
+    reading before this rule is asked, and with the turned look's weak readings, which since `3dbc33dc7215`
+    (`turned_sure`) are left out before it too: the rule is what is tested here.)"""
     import copy
 
     import kiosk.vision.reader as reading
@@ -557,14 +558,20 @@ def test_a_photo_of_a_few_cards_reports_from_the_usual_line(reader, photo, monke
 
     reader = copy.copy(reader)
     reader.context = None
+    reader.turned_sure = False
     image = load_image(REPO.parent / "shared" / "data" / "real-photos-ranks" / photo)
     one = reader.read_picture(image).cards
+    sure_turns = copy.copy(reader)
+    sure_turns.turned_sure = True
     with monkeypatch.context() as m:
         m.setattr(reading, "report_floor", lambda cards, low, usual: low)  # the low line for any picture
         low = reader.read_picture(image).cards
+        low_sure = sure_turns.read_picture(image).cards
     assert [str(c.card) for c in low if c.confidence < reader.report_confidence] == ["Jk"]
+    assert [str(c.card) for c in low_sure if c.confidence < reader.report_confidence] == []  # the joker was the turned look's
     many_decks = load_reader(MODELS, many_decks=True)
     many_decks.context = None
+    many_decks.turned_sure = False
     many = many_decks.read_picture(image).cards
     assert sorted(one, key=lambda c: c.box) == sorted(many, key=lambda c: c.box)
     assert all(c.confidence >= reader.report_confidence for c in one)
