@@ -333,7 +333,7 @@ def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another
     detector input size, with another number of turns, with(out) the gap probe, another recheck,
     another turned look (or what it may add), another closer look, another filter for shrinking cuts, another rule for nested finds, small indices (at the frame's border too), twins or
-    faint partners, or another report line or deck rule for single pictures reads
+    faint partners, or another report line or deck rule for single pictures (the whole deck's unclaimed finds too) reads
     differently, so it is another version."""
     from kiosk.vision.reader import _model_version, read_meta
 
@@ -357,10 +357,11 @@ def test_model_version_changes_with_how_the_weights_are_read():
     one_deck = _model_version(MODELS, {**meta, "one_deck_report": None if meta.get("one_deck_report") is not None else 0.4})
     whole_deck = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "whole_deck_left": 9})
     unread = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "one_deck_unread": 0.05 if meta.get("one_deck_unread") != 0.05 else 0.2})
+    unclaimed = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "unclaimed": {"left": 7, "least": 0.5}})
     assert same == _model_version(MODELS, meta)
     versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins,
-                faint, edge, sure_turns, reporting, one_deck, whole_deck, unread}
-    assert len(versions) == 19
+                faint, edge, sure_turns, reporting, one_deck, whole_deck, unread, unclaimed}
+    assert len(versions) == 20
 
 
 def test_a_reader_for_many_decks_is_the_version_without_the_one_deck_rule():
@@ -726,7 +727,8 @@ def test_a_single_picture_reports_its_stages_and_the_stage_loss_script_counts_wh
     stages = []
     cards = reader.read_picture(showdown.image, stages=stages).cards
     names = [name for name, _ in stages]
-    assert names[0] == "read" and names[-1] == "one_deck" and set(names) <= {"read", "turned", "context", "one_deck"}
+    assert names[0] == "read" and names[-2:] == ["one_deck", "unclaimed"]
+    assert set(names) <= {"read", "turned", "context", "one_deck", "unclaimed"}
     assert stages[-1][1] == cards
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))

@@ -37,6 +37,7 @@ from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
 from kiosk.vision.one_deck import each_card_once, report_floor
 from kiosk.vision.scale import drop_small
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
+from kiosk.vision.whole_deck import cards_left, read_left, unclaimed_finds
 from kiosk.vision.still import AS_FOUND, StillIndices
 
 READER_JSON = "reader.json"
@@ -199,6 +200,9 @@ class CardReader:
         one_deck = meta.get("one_deck_report")
         self.one_deck_report = None if one_deck is None else max(self.min_confidence, float(one_deck))
         self.whole_deck_left = int(meta.get("whole_deck_left", 0))
+        # ... and, where they name all the 52 cards but `left`, finds no reading claims are read among
+        # the cards left (kiosk.vision.whole_deck); None: never.
+        self.unclaimed = meta.get("unclaimed") if self.one_deck_report is not None else None
         # ... and the weight of leaving a reading without a card when two claim one (one_deck.each_card_once).
         self.one_deck_unread = float(meta.get("one_deck_unread", NO_CARD))
         # A single picture drops a reading whose every corner the context check calls `not` a
@@ -342,7 +346,26 @@ class CardReader:
             cards = each_card_once(cards, report_floor(cards, floor, self.report_confidence), self.whole_deck_left,
                                    unread=self.one_deck_unread, trust=trust)
             log(("one_deck", cards))
+            if self.unclaimed:
+                cards = self._read_unclaimed(image, cards)
+                log(("unclaimed", cards))
         return replace(dets, cards=cards)
+
+    def _read_unclaimed(self, image: np.ndarray, cards: tuple) -> tuple:
+        """The readings, and where they name all the 52 cards but a few, the finds none of them claims
+        read among the cards left (kiosk.vision.whole_deck)."""
+        left = cards_left(cards)
+        if not left or len(left) > int(self.unclaimed["left"]):
+            return cards
+        h, w = image.shape[:2]
+        free = unclaimed_finds(cards, self.find_indices(image, (0, 0, w, h)))
+        if not free:
+            return cards
+        mass = self.card_mass(self.classify(image, free, recheck=True))
+        p_not = self.context.not_card(image, free) if self.context is not None else np.zeros(len(free))
+        more = read_left(left, free, mass, p_not, float(self.unclaimed["least"]),
+                         float(self.unclaimed.get("context_below", 1.0)))
+        return tuple(sorted(cards + tuple(more), key=lambda d: -d.confidence))
 
     def _on_cards(self, image: np.ndarray, cards) -> tuple[tuple, list[float]]:
         """The readings the context check does not call off a face-up card at every corner, and
@@ -513,6 +536,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
             reading["whole_deck_left"] = meta["whole_deck_left"]
         if meta.get("one_deck_unread", NO_CARD) != NO_CARD:
             reading["one_deck_unread"] = meta["one_deck_unread"]
+        if meta.get("unclaimed"):
+            reading["unclaimed"] = meta["unclaimed"]
     if meta.get("context"):
         reading["context"] = [meta["context"].get(k) for k in ("drop", "pad", "imgsz")]
         if meta["context"].get("trust") and meta.get("one_deck_report") is not None:  # it weighs in settling a deck

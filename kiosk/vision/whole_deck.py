@@ -1,0 +1,78 @@
+"""A picture of the whole deck: an index no reading claims is one of the cards no reading names.
+
+Where the settled readings of one picture (kiosk.vision.one_deck) name all the 52 cards but a few
+(`unclaimed.left` in reader.json), the cards left lie in the picture too: face up under others, or
+at an index the classifier read too unsure to report. So an index the detector found that no
+reported reading claims (it overlaps none of their indices and lies in none of their boxes), and that
+the context check takes for a face-up card's (P(`not`) under `unclaimed.context_below`), is read
+among the cards left alone; each card at most once (kiosk.deck_assignment), and only where the
+classifier gives it at least `unclaimed.least`. Such a reading is reported with the classifier's own
+(low) confidence: a dealer or a script still sees how sure it was.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiosk.cards import CLASS_NAMES, deck
+from kiosk.deck_assignment import assign_cards
+from kiosk.vision.detections import CardDetection
+from kiosk.vision.geometry import iou
+
+CLAIMED_IOU = 0.3  # a find overlapping a reported reading's index this much is that index
+
+
+def cards_left(cards) -> list:
+    """The 52 cards (no joker) no reading names, in deck order."""
+    named = {c.card for c in cards}
+    return [c for c in deck(52) if c not in named]
+
+
+def unclaimed_finds(cards, finds) -> list[tuple]:
+    """The found index boxes no reading claims: overlapping none of its indices, centred in none of its boxes.
+
+    >>> read = CardDetection.from_record({"card": "Ks", "confidence": 0.9, "box": [0, 0, 60, 90],
+    ...                                   "corners": [[0, 0, 16, 30]]})
+    >>> unclaimed_finds([read], [((1, 1, 16, 30), 0.8), ((40, 50, 56, 80), 0.5), ((200, 0, 216, 30), 0.7)])
+    [(200, 0, 216, 30)]
+    """
+    claimed = [b for c in cards for b in (c.corners or (c.box,))]
+    free = []
+    for box, _ in finds:
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        if max((iou(tuple(box), tuple(k)) for k in claimed), default=0.0) >= CLAIMED_IOU:
+            continue
+        if any(c.box[0] <= cx <= c.box[2] and c.box[1] <= cy <= c.box[3] for c in cards):
+            continue
+        free.append(tuple(box))
+    return free
+
+
+def read_left(left, boxes, mass: np.ndarray, p_not, least: float, context_below: float) -> list[CardDetection]:
+    """Readings of unclaimed finds (`boxes`, their card mass (n, 53) and the context check's P(`not`)),
+    each naming one of the cards `left`, each card at most once, where the classifier gives it at least `least`.
+
+    >>> from kiosk.cards import parse_card as c
+    >>> mass = np.zeros((3, len(CLASS_NAMES)))
+    >>> mass[0, CLASS_NAMES.index("Ks")], mass[0, CLASS_NAMES.index("Kc")] = 0.6, 0.35   # Ks is read elsewhere
+    >>> mass[1, CLASS_NAMES.index("Kc")] = 0.5
+    >>> mass[2, CLASS_NAMES.index("9h")] = 0.9                                          # on a pictured back
+    >>> boxes = [(0, 0, 16, 30), (100, 0, 116, 30), (200, 0, 216, 30)]
+    >>> found = read_left([c("Kc"), c("9h"), c("4d")], boxes, mass, [0.1, 0.1, 0.9], least=0.3, context_below=0.5)
+    >>> [(str(d.card), d.confidence, d.box[0]) for d in found]
+    [('Kc', 0.5, 100.0)]
+    """
+    columns = [CLASS_NAMES.index(str(card)) for card in left]
+    weights = {}
+    for i, (row, doubt) in enumerate(zip(mass, p_not)):
+        if doubt < context_below:
+            claims = {card: float(row[j]) for card, j in zip(left, columns) if row[j] >= least}
+            if claims:
+                weights[i] = claims
+    out = []
+    for i, card in assign_cards(weights, list(left)).items():
+        if card is not None:
+            box = [float(v) for v in boxes[i]]
+            out.append(CardDetection.from_record({"card": str(card), "confidence": weights[i][card],
+                                                  "box": box, "corners": [box]}))
+    return out
