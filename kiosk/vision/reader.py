@@ -318,7 +318,7 @@ class CardReader:
         (stage, readings) after each of them (scripts/reader_stage_losses.py)."""
         image = _as_bgr(image_bgr, source)
         log = stages.append if stages is not None else (lambda _: None)
-        dets = self.read(image, source=source, recheck=True, look_closer=True)
+        dets, first_finds = self._read_found(image, None, 0, 0.0, source, True, None, True)
         log(("read", dets.cards))
         one_deck = self.one_deck_report is not None
         floor = self.one_deck_report if one_deck else self.report_confidence
@@ -347,18 +347,17 @@ class CardReader:
                                    unread=self.one_deck_unread, trust=trust)
             log(("one_deck", cards))
             if self.unclaimed:
-                cards = self._read_unclaimed(image, cards)
+                cards = self._read_unclaimed(image, cards, first_finds)
                 log(("unclaimed", cards))
         return replace(dets, cards=cards)
 
-    def _read_unclaimed(self, image: np.ndarray, cards: tuple) -> tuple:
-        """The readings, and where they name all the 52 cards but a few, the finds none of them claims
-        read among the cards left (kiosk.vision.whole_deck)."""
+    def _read_unclaimed(self, image: np.ndarray, cards: tuple, found: list) -> tuple:
+        """The readings, and where they name all the 52 cards but a few, the indices `found` none of them
+        claims read among the cards left (kiosk.vision.whole_deck)."""
         left = cards_left(cards)
         if not left or len(left) > int(self.unclaimed["left"]):
             return cards
-        h, w = image.shape[:2]
-        free = unclaimed_finds(cards, self.find_indices(image, (0, 0, w, h)))
+        free = unclaimed_finds(cards, found)
         if not free:
             return cards
         mass = self.card_mass(self.classify(image, free, recheck=True))
@@ -397,6 +396,10 @@ class CardReader:
         `look_closer`: the found indices are searched again closer (kiosk.vision.closer): with
         `still`, as the last search of a still table; otherwise at once, and the cards read there
         that the first look did not read are added (a single picture)."""
+        return self._read_found(image_bgr, rois, frame_index, timestamp, source, recheck, still, look_closer)[0]
+
+    def _read_found(self, image_bgr, rois, frame_index, timestamp, source, recheck, still, look_closer):
+        """`read`, and the index boxes the first search found (with their detector scores)."""
         image = _as_bgr(image_bgr, source)
         h, w = image.shape[:2]
         t0 = time.perf_counter()
@@ -407,7 +410,7 @@ class CardReader:
             clean_rois = [_clip_roi(r, w, h) for r in rois]
             clean_rois = [r for r in clean_rois if r[2] > r[0] and r[3] > r[1]]
             if not clean_rois:
-                return Detections((), (w, h), frame_index, timestamp, source, {"backend": self.backend})
+                return Detections((), (w, h), frame_index, timestamp, source, {"backend": self.backend}), []
             region = (
                 min(r[0] for r in clean_rois),
                 min(r[1] for r in clean_rois),
@@ -453,7 +456,7 @@ class CardReader:
         }
         if look_closer and still is None:
             meta |= {"closer_reads": added, "ms_closer": round(ms_closer, 1)}
-        return Detections(tuple(cards), (w, h), frame_index, timestamp, source, meta)
+        return Detections(tuple(cards), (w, h), frame_index, timestamp, source, meta), found
 
     def _cards_at(self, image: np.ndarray, found: list, rois, recheck: bool, cut) -> tuple[list, int]:
         """The cards read at the index boxes `found` (and in the gaps of their rows), and how many
