@@ -318,7 +318,7 @@ class CardReader:
         (stage, readings) after each of them (scripts/reader_stage_losses.py)."""
         image = _as_bgr(image_bgr, source)
         log = stages.append if stages is not None else (lambda _: None)
-        dets, first_finds = self._read_found(image, None, 0, 0.0, source, True, None, True)
+        dets, first_finds = self._read_found(image, source=source, recheck=True, look_closer=True)
         log(("read", dets.cards))
         one_deck = self.one_deck_report is not None
         floor = self.one_deck_report if one_deck else self.report_confidence
@@ -398,7 +398,8 @@ class CardReader:
         that the first look did not read are added (a single picture)."""
         return self._read_found(image_bgr, rois, frame_index, timestamp, source, recheck, still, look_closer)[0]
 
-    def _read_found(self, image_bgr, rois, frame_index, timestamp, source, recheck, still, look_closer):
+    def _read_found(self, image_bgr, rois=None, frame_index=0, timestamp=0.0, source="", recheck=False, still=None,
+                    look_closer=False) -> tuple[Detections, list]:
         """`read`, and the index boxes the first search found (with their detector scores)."""
         image = _as_bgr(image_bgr, source)
         h, w = image.shape[:2]
