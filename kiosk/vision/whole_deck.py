@@ -17,7 +17,7 @@ import numpy as np
 from kiosk.cards import CLASS_NAMES, deck
 from kiosk.deck_assignment import assign_cards
 from kiosk.vision.detections import CardDetection
-from kiosk.vision.geometry import iou
+from kiosk.vision.geometry import centre_inside_any, iou
 
 CLAIMED_IOU = 0.3  # a find overlapping a reported reading's index this much is that index
 
@@ -37,15 +37,10 @@ def unclaimed_finds(cards, finds) -> list[tuple]:
     [(200, 0, 216, 30)]
     """
     claimed = [b for c in cards for b in (c.corners or (c.box,))]
-    free = []
-    for box, _ in finds:
-        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        if max((iou(tuple(box), tuple(k)) for k in claimed), default=0.0) >= CLAIMED_IOU:
-            continue
-        if any(c.box[0] <= cx <= c.box[2] and c.box[1] <= cy <= c.box[3] for c in cards):
-            continue
-        free.append(tuple(box))
-    return free
+    boxes = [c.box for c in cards]
+    return [tuple(box) for box, _ in finds
+            if max((iou(tuple(box), tuple(k)) for k in claimed), default=0.0) < CLAIMED_IOU
+            and not centre_inside_any(box, boxes)]
 
 
 def read_left(left, boxes, mass: np.ndarray, p_not, least: float, context_below: float) -> list[CardDetection]:
