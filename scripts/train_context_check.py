@@ -64,6 +64,8 @@ def main() -> int:
     ap.add_argument("--start", help="context-check weights to train on from (default: from nothing)")
     ap.add_argument("--lr0", type=float, default=0.002)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--pad", type=float, default=CONTEXT_PAD,
+                    help="the cut's side in index long sides: the --pad the crops were cut with")
     args = ap.parse_args()
     out = Path(args.out)
     crops = make_view([Path(c) for c in args.crops], args.max_card, args.oversample, args.seed)
@@ -84,7 +86,7 @@ def main() -> int:
     if args.drop is None:
         args.drop = before.get("drop", 0.9)
     meta["context"] = {"files": files, "names": ["card", "not"], "drop": args.drop, "imgsz": CONTEXT_SIZE,
-                       "pad": CONTEXT_PAD, **({"trust": True} if before.get("trust") else {})}
+                       "pad": args.pad, **({"trust": True} if before.get("trust") else {})}
     meta_path.write_text(json.dumps(meta, indent=2) + "\n")
     shutil.rmtree(out / f"{STEM}_onnx", ignore_errors=True)
     print("context check:", files, "drop", args.drop)

@@ -181,18 +181,22 @@ def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_rea
             (out / f.name).write_text(json.dumps(meta))
         elif not f.name.startswith("context-check"):
             (out / f.name).symlink_to(f)
-    for cmd in ([str(root / "scripts/context_crops.py"), str(tmp_path / "ctx"), str(crops), "--scenes", "3"],
+    # a wider look than the shipped check's (model card, "The context check with a look at the whole card")
+    for cmd in ([str(root / "scripts/context_crops.py"), str(tmp_path / "ctx"), str(crops), "--scenes", "3",
+                 "--pad", "5.0"],
                 [str(root / "scripts/train_context_check.py"), str(crops), str(out), "--hours", "0", "--epochs", "1",
-                 "--workers", "0", "--max-card", "300"]):
+                 "--workers", "0", "--max-card", "300", "--pad", "5.0"]):
         run = subprocess.run([sys.executable, *cmd], capture_output=True, text=True, timeout=600, cwd=tmp_path)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        if cmd[0].endswith("context_crops.py"):
+            assert "(64x64, 5.0 x the index)" in run.stdout, run.stdout[-500:]
     assert len(list((crops / "train" / "card").glob("*.jpg"))) > 50
     meta = json.loads((out / "reader.json").read_text())
     assert meta["context"]["names"] == ["card", "not"] and meta["context"]["drop"] == 0.85
-    assert meta["context"]["trust"] is True
+    assert meta["context"]["trust"] is True and meta["context"]["pad"] == 5.0
     assert all((out / f).exists() for f in meta["context"]["files"].values())
     reader = load_reader(out)
-    assert reader.context is not None
+    assert reader.context is not None and reader.context.pad == 5.0
     image = cv2.imread(str(next((tmp_path / "ctx" / "images" / "val").glob("*.jpg"))))
     assert reader.read_picture(image, source="ctx").image_size == (image.shape[1], image.shape[0])
 
