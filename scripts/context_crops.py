@@ -45,7 +45,6 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--models", default="models")
     ap.add_argument("--pad", type=float, default=CONTEXT_PAD, help="the cut's side, in index long sides")
-    ap.add_argument("--size", type=int, default=CONTEXT_SIZE, help="the cut's side in pixels")
     args = ap.parse_args()
     out = Path(args.out)
     if out.exists():
@@ -75,17 +74,17 @@ def main() -> int:
             kind = "down" if label == "not" and on_face_down(box, scene) else label
             if split == "train":
                 crop = context_crop(image, box, shift=(rng.gauss(0, 0.04), rng.gauss(0, 0.04)),
-                                    zoom=rng.uniform(0.9, 1.15), pad=args.pad, size=args.size)
+                                    zoom=rng.uniform(0.9, 1.15), pad=args.pad)
                 crop = _degrade(crop, rng)
             else:
-                crop = context_crop(image, box, pad=args.pad, size=args.size)
+                crop = context_crop(image, box, pad=args.pad)
             crop = np.ascontiguousarray(np.rot90(crop, rng.randrange(4)))
             name = f"{image_path.stem}_{i}_{kind}.jpg"
             cv2.imwrite(str(out / split / label / name), crop, [cv2.IMWRITE_JPEG_QUALITY, 93])
             counts[(split, kind)] = counts.get((split, kind), 0) + 1
         if n % 50 == 0:
             print(n, sorted(counts.items()), flush=True)
-    print("crops:", sorted(counts.items()), f"({args.size}x{args.size}, {args.pad} x the index)")
+    print("crops:", sorted(counts.items()), f"({CONTEXT_SIZE}x{CONTEXT_SIZE}, {args.pad} x the index)")
     return 0
 
 
