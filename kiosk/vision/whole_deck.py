@@ -67,7 +67,6 @@ def read_left(left, boxes, mass: np.ndarray, p_not, least: float, context_below:
     out = []
     for i, card in assign_cards(weights, list(left)).items():
         if card is not None:
-            box = [float(v) for v in boxes[i]]
-            out.append(CardDetection.from_record({"card": str(card), "confidence": weights[i][card],
-                                                  "box": box, "corners": [box]}))
+            box = tuple(float(v) for v in boxes[i])
+            out.append(CardDetection(card, weights[i][card], box, (box,)))
     return out
