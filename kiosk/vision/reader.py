@@ -37,7 +37,7 @@ from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
 from kiosk.vision.one_deck import each_card_once, report_floor
 from kiosk.vision.scale import drop_small
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
-from kiosk.vision.whole_deck import cards_left, read_left, unclaimed_finds
+from kiosk.vision.whole_deck import cards_left, misjoined, read_left, unclaimed_finds, without_index
 from kiosk.vision.still import AS_FOUND, StillIndices
 
 READER_JSON = "reader.json"
@@ -358,13 +358,29 @@ class CardReader:
         if not left or len(left) > int(self.unclaimed["left"]):
             return cards
         free = unclaimed_finds(cards, found)
+        given_back, corner_mass = [], []
+        if self.unclaimed.get("misjoined"):
+            corner_mass = self._corner_mass(image, cards)
+            given_back = misjoined(cards, corner_mass, left, sure=self.one_deck_report)
+            free += [tuple(cards[i].corners[k]) for i, k in given_back]
         if not free:
             return cards
         mass = self.card_mass(self.classify(image, free, recheck=True))
         p_not = self.context.not_card(image, free) if self.context is not None else np.zeros(len(free))
         more = read_left(left, free, mass, p_not, float(self.unclaimed["least"]),
                          float(self.unclaimed.get("context_below", 1.0)))
-        return tuple(sorted(cards + tuple(more), key=lambda d: -d.confidence))
+        taken = {d.box for d in more}
+        cards = list(cards)
+        for i, k in given_back:
+            if tuple(float(v) for v in cards[i].corners[k]) in taken and len(cards[i].corners) > 1:
+                cards[i] = without_index(cards[i], k, corner_mass[i])
+        return tuple(sorted(cards + list(more), key=lambda d: -d.confidence))
+
+    def _corner_mass(self, image: np.ndarray, cards) -> list:
+        """Per reading of two or more indices, the card mass (k, 53) of each index read alone; else None."""
+        boxes = [b for c in cards if len(c.corners) >= 2 for b in c.corners]
+        mass = iter(self.card_mass(self.classify(image, boxes, recheck=True)))
+        return [np.stack([next(mass) for _ in c.corners]) if len(c.corners) >= 2 else None for c in cards]
 
     def _on_cards(self, image: np.ndarray, cards) -> tuple[tuple, list[float]]:
         """The readings the context check does not call off a face-up card at every corner, and

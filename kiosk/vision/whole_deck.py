@@ -12,12 +12,14 @@ classifier gives it at least `unclaimed.least`. Such a reading is reported with 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from kiosk.cards import CLASS_NAMES, deck
 from kiosk.deck_assignment import assign_cards
 from kiosk.vision.detections import CardDetection
-from kiosk.vision.geometry import centre_inside_any, iou
+from kiosk.vision.geometry import centre_inside_any, index_size, iou, union_box
 
 CLAIMED_IOU = 0.3  # a find overlapping a reported reading's index this much is that index
 
@@ -70,3 +72,63 @@ def read_left(left, boxes, mass: np.ndarray, p_not, least: float, context_below:
             box = tuple(float(v) for v in boxes[i])
             out.append(CardDetection(card, weights[i][card], box, (box,)))
     return out
+
+
+def misjoined(cards, corner_mass, left, sure: float) -> list[tuple[int, int]]:
+    """(reading, index) of each index that a reading of two or more indices took from a neighbour: its
+    own surest card, read at least `sure`, is one of the cards `left`, while every other index of the
+    reading reads the reading's card surest. The merge pairs two indices by geometry and their joint reading, so a 10 of
+    clubs' index read Tc 0.64 / Ts 0.22 beside a 10 of spades' lone index reads as one Ts, and the Tc
+    goes unnamed. `corner_mass[i]`: the card mass (k, 53) of reading i's k indices, or None.
+
+    >>> from kiosk.cards import parse_card as c
+    >>> def row(**p):
+    ...     m = np.zeros(len(CLASS_NAMES))
+    ...     for name, v in p.items():
+    ...         m[CLASS_NAMES.index(name)] = v
+    ...     return m
+    >>> ts = CardDetection(c("Ts"), 0.99, (0, 0, 100, 60), ((0, 0, 16, 30), (84, 30, 100, 60)))
+    >>> misjoined([ts], [np.stack([row(Tc=0.64, Ts=0.22), row(Ts=0.99)])], [c("Tc")], sure=0.5)
+    [(0, 0)]
+    >>> misjoined([ts], [np.stack([row(Tc=0.64, Ts=0.22), row(Ts=0.99)])], [c("9h")], sure=0.5)  # Tc named
+    []
+    >>> misjoined([ts], [np.stack([row(Tc=0.48, Ts=0.4), row(Ts=0.99)])], [c("Tc")], sure=0.5)  # Tc unsure
+    []
+    >>> misjoined([ts], [np.stack([row(Tc=0.64, Ts=0.22), row(Tc=0.5, Ts=0.4)])], [c("Tc")], sure=0.5)
+    []
+    """
+    left_columns = {CLASS_NAMES.index(str(card)) for card in left}
+    out = []
+    for i, (reading, mass) in enumerate(zip(cards, corner_mass)):
+        if mass is None or len(mass) < 2:
+            continue
+        own = CLASS_NAMES.index(str(reading.card))
+        tops = [int(np.argmax(row)) for row in mass]
+        for k, top in enumerate(tops):
+            if top in left_columns and mass[k][top] >= sure and all(t == own for j, t in enumerate(tops) if j != k):
+                out.append((i, k))
+    return out
+
+
+def without_index(reading: CardDetection, k: int, mass: np.ndarray) -> CardDetection:
+    """`reading` with its index `k` given back: the box of the indices left (with the merge's margin
+    where two or more), the confidence no more than the least of what they read the card alone.
+
+    >>> from kiosk.cards import parse_card as c
+    >>> ts = CardDetection(c("Ts"), 0.99, (0, 0, 100, 60), ((0, 0, 16, 30), (84, 30, 100, 60)))
+    >>> m = np.zeros((2, len(CLASS_NAMES))); m[1, CLASS_NAMES.index("Ts")] = 0.97
+    >>> d = without_index(ts, 0, m)
+    >>> (str(d.card), d.confidence, d.box, d.corners)
+    ('Ts', 0.97, (84.0, 30.0, 100.0, 60.0), ((84.0, 30.0, 100.0, 60.0),))
+    """
+    rest = [b for j, b in enumerate(reading.corners) if j != k]
+    column = CLASS_NAMES.index(str(reading.card))
+    conf = min(reading.confidence, min(float(mass[j][column]) for j in range(len(reading.corners)) if j != k))
+    if len(rest) == 1:
+        box = tuple(float(v) for v in rest[0])
+    else:
+        size = sum(index_size(b) for b in rest) / len(rest)
+        box = union_box(rest, margin=0.35 * size)
+        x1, y1, x2, y2 = reading.box  # the merge's box was clipped to the frame; stay inside it
+        box = (max(box[0], x1), max(box[1], y1), min(box[2], x2), min(box[3], y2))
+    return replace(reading, confidence=round(conf, 4), box=box, corners=tuple(tuple(float(v) for v in b) for b in rest))
