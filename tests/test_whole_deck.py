@@ -120,3 +120,34 @@ def test_a_rendered_showdown_reads_cards_only_the_whole_deck_finds():
     assert len(right) == len(added) and not confusions and not extra
     _, _, before, *_ = score_scene(labels, stages[-2][1])
     assert not set(right) & set(before)  # cards the settled readings did not read right
+
+
+@pytest.mark.slow
+def test_an_index_merged_into_a_neighbours_reading_comes_back_as_its_own_card():
+    """The reader's own glue (`misjoined`): a rendered kenney showdown read, then one sure card's index handed to a
+    neighbour's reading as the merge does when it pairs two neighbours (the neighbour keeps its name) and the card
+    taken out. The whole deck's rule reads the index alone again, gives the card back there, and leaves the
+    neighbour its own index; with `misjoined` off the card stays unread."""
+    from dataclasses import replace
+
+    from kiosk.synth.scenes import render_random
+    from kiosk.vision.evaluate import score_scene
+    from kiosk.vision.reader import load_reader
+
+    reader = load_reader(MODELS)
+    scene = render_random("showdown", "kenney", seed=1756943860784774090, size=(1920, 1080))  # as above
+    cards = list(reader.read_picture(scene.image).cards)
+    assert len(cards_left(cards)) < reader.unclaimed["left"]
+    taken = next(c for c in cards if c.confidence > 0.95 and len(c.corners) == 1)
+    keeper = next(c for c in cards if c.confidence > 0.95 and len(c.corners) == 2 and c.card != taken.card)
+    merged = replace(keeper, corners=(taken.corners[0], keeper.corners[0]))
+    staged = tuple(merged if c is keeper else c for c in cards if c is not taken)
+
+    out = reader._read_unclaimed(scene.image, staged, [])
+    back = [c for c in out if c.card == taken.card]
+    assert [c.box for c in back] == [taken.corners[0]]
+    assert [c.corners for c in out if c.card == keeper.card] == [(keeper.corners[0],)]
+    assert len(score_scene(scene.scene, back)[2]) == 1  # right: it names the card it lies on
+
+    reader.unclaimed = {**reader.unclaimed, "misjoined": False}
+    assert not [c for c in reader._read_unclaimed(scene.image, staged, []) if c.card == taken.card]
