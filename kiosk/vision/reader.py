@@ -353,7 +353,8 @@ class CardReader:
 
     def _read_unclaimed(self, image: np.ndarray, cards: tuple, found: list) -> tuple:
         """The readings, and where they name all the 52 cards but a few, the indices `found` none of them
-        claims read among the cards left (kiosk.vision.whole_deck)."""
+        claims (with `misjoined`, also those a neighbour's reading took) read among the cards left
+        (kiosk.vision.whole_deck)."""
         left = cards_left(cards)
         if not left or len(left) > int(self.unclaimed["left"]):
             return cards
@@ -372,7 +373,7 @@ class CardReader:
         taken = {d.box for d in more}
         cards = list(cards)
         for i, k in given_back:
-            if tuple(float(v) for v in cards[i].corners[k]) in taken and len(cards[i].corners) > 1:
+            if tuple(float(v) for v in cards[i].corners[k]) in taken:
                 cards[i] = without_index(cards[i], k, corner_mass[i])
         return tuple(sorted(cards + list(more), key=lambda d: -d.confidence))
 

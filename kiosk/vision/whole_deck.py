@@ -7,7 +7,8 @@ reported reading claims (it overlaps none of their indices and lies in none of t
 the context check takes for a face-up card's (P(`not`) under `unclaimed.context_below`), is read
 among the cards left alone; each card at most once (kiosk.deck_assignment), and only where the
 classifier gives it at least `unclaimed.least`. Such a reading is reported with the classifier's own
-(low) confidence: a dealer or a script still sees how sure it was.
+(low) confidence: a dealer or a script still sees how sure it was. With `unclaimed.misjoined` an index
+that a neighbour's reading took (`misjoined`) is read among the cards left as well.
 """
 
 from __future__ import annotations
@@ -77,9 +78,9 @@ def read_left(left, boxes, mass: np.ndarray, p_not, least: float, context_below:
 def misjoined(cards, corner_mass, left, sure: float) -> list[tuple[int, int]]:
     """(reading, index) of each index that a reading of two or more indices took from a neighbour: its
     own surest card, read at least `sure`, is one of the cards `left`, while every other index of the
-    reading reads the reading's card surest. The merge pairs two indices by geometry and their joint reading, so a 10 of
-    clubs' index read Tc 0.64 / Ts 0.22 beside a 10 of spades' lone index reads as one Ts, and the Tc
-    goes unnamed. `corner_mass[i]`: the card mass (k, 53) of reading i's k indices, or None.
+    reading reads the reading's card surest. The merge pairs two indices by geometry and their joint
+    reading, so a 10 of clubs' index read Tc 0.64 / Ts 0.22 beside a 10 of spades' lone index reads as
+    one Ts, and the Tc goes unnamed. `corner_mass[i]`: the card mass (k, 53) of reading i's k indices, or None.
 
     >>> from kiosk.cards import parse_card as c
     >>> def row(**p):
