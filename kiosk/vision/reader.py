@@ -359,14 +359,15 @@ class CardReader:
         if not left or len(left) > int(self.unclaimed["left"]):
             return cards
         free = unclaimed_finds(cards, found)
+        mass = self.card_mass(self.classify(image, free, recheck=True))
         given_back, corner_mass = [], []
         if self.unclaimed.get("misjoined"):
             corner_mass = self._corner_mass(image, cards)
             given_back = misjoined(cards, corner_mass, left, sure=self.one_deck_report)
             free += [tuple(cards[i].corners[k]) for i, k in given_back]
+            mass = np.concatenate([mass, [corner_mass[i][k] for i, k in given_back]]) if given_back else mass
         if not free:
             return cards
-        mass = self.card_mass(self.classify(image, free, recheck=True))
         p_not = self.context.not_card(image, free) if self.context is not None else np.zeros(len(free))
         more = read_left(left, free, mass, p_not, float(self.unclaimed["least"]),
                          float(self.unclaimed.get("context_below", 1.0)))
