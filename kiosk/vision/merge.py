@@ -66,10 +66,22 @@ def pair_ok(a: Corner, b: Corner) -> bool:
     return _below(a, b) or _below(b, a)
 
 
+def card_box(index_boxes) -> tuple[float, float, float, float]:
+    """A card's box from its indices' boxes: their union, widened by 0.35 of their mean long side where two
+    or more. One index alone says little about where the card ends (index sizes differ 2x between decks),
+    so its box is the index's own.
+
+    >>> card_box([(0, 0, 10, 20), (90, 100, 100, 120)]), card_box([(5, 5, 15, 25)])
+    ((-7.0, -7.0, 107.0, 127.0), (5, 5, 15, 25))
+    """
+    if len(index_boxes) == 1:
+        return tuple(index_boxes[0])
+    L = sum(index_size(b) for b in index_boxes) / len(index_boxes)
+    return union_box(index_boxes, margin=0.35 * L)
+
+
 def _group_box(group, corners) -> tuple[float, float, float, float]:
-    members = [corners[i] for i in group]
-    L = sum(index_size(m.box) for m in members) / len(members)
-    return union_box([m.box for m in members], margin=0.35 * L if len(members) > 1 else 0.0)
+    return card_box([corners[i].box for i in group])
 
 
 def _join_four_index_cards(groups: list[tuple[int, ...]], corners: list[Corner]) -> list[tuple[int, ...]]:
@@ -202,13 +214,7 @@ def merge_corners(corners: list[Corner], image_size: tuple[int, int], n_alternat
     for group in groups:
         members = [corners[i] for i in group]
         probs, det_factor = _group_reading(members)
-        if len(members) >= 2:
-            L = sum(index_size(m.box) for m in members) / len(members)
-            box = union_box([m.box for m in members], margin=0.35 * L)
-        else:
-            # One index alone says little about where the card ends (index sizes differ
-            # 2x between decks), so its box is the index's own.
-            box = members[0].box
+        box = card_box([m.box for m in members])
         order = _top(probs, 1 + n_alternatives)
         best = order[0]
         conf = float(probs[best]) * det_factor

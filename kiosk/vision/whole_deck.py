@@ -20,7 +20,8 @@ import numpy as np
 from kiosk.cards import CLASS_NAMES, deck
 from kiosk.deck_assignment import assign_cards
 from kiosk.vision.detections import CardDetection
-from kiosk.vision.geometry import centre_inside_any, index_size, iou, union_box
+from kiosk.vision.geometry import centre_inside_any, iou
+from kiosk.vision.merge import card_box
 
 CLAIMED_IOU = 0.3  # a find overlapping a reported reading's index this much is that index
 
@@ -125,11 +126,8 @@ def without_index(reading: CardDetection, k: int, mass: np.ndarray) -> CardDetec
     rest = [b for j, b in enumerate(reading.corners) if j != k]
     column = CLASS_NAMES.index(str(reading.card))
     conf = min(reading.confidence, min(float(mass[j][column]) for j in range(len(reading.corners)) if j != k))
-    if len(rest) == 1:
-        box = tuple(float(v) for v in rest[0])
-    else:
-        size = sum(index_size(b) for b in rest) / len(rest)
-        box = union_box(rest, margin=0.35 * size)
-        x1, y1, x2, y2 = reading.box  # the merge's box was clipped to the frame; stay inside it
+    box = tuple(float(v) for v in card_box(rest))
+    if len(rest) > 1:  # the merge's box was clipped to the frame; stay inside it
+        x1, y1, x2, y2 = reading.box
         box = (max(box[0], x1), max(box[1], y1), min(box[2], x2), min(box[3], y2))
     return replace(reading, confidence=round(conf, 4), box=box, corners=tuple(tuple(float(v) for v in b) for b in rest))
