@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+import cv2
 import numpy as np
 import pytest
 
@@ -223,3 +224,35 @@ def test_the_eighth_generation_prints_other_joker_indices_and_draws_every_other_
     with pytest.raises(ValueError, match="star"):
         draw_card("Jk", {**procedural._style(np.random.default_rng(0)), "joker_index": "crown"}, 140, 200,
                   np.random.default_rng(0))
+
+
+def test_the_ninth_generation_pictures_creatures_on_light_paper_and_draws_every_card_as_before(monkeypatch):
+    """From seed 400 the back pictures no card: bright creatures scattered on light paper (kde-konqi-modern's backs
+    are dragons on white), where the seventh and eighth generations picture cards on fields of colour; the 53 faces
+    are what the eighth generation draws for that seed."""
+    from kiosk.synth import procedural
+    from kiosk.synth.procedural import NINTH_GENERATION
+
+    designs = [make_design(s, height=200) for s in range(NINTH_GENERATION, NINTH_GENERATION + 12)]
+    eighth = [make_design(s, height=200) for s in range(NINTH_GENERATION - 12, NINTH_GENERATION)]
+
+    def inked(back):  # bright ink: saturated, not the paper
+        hsv = cv2.cvtColor(np.ascontiguousarray(back[..., :3]), cv2.COLOR_BGR2HSV)
+        return (hsv[..., 1] > 90) & (back[..., 3] > 0)
+
+    def paper(back):  # light, unsaturated
+        hsv = cv2.cvtColor(np.ascontiguousarray(back[..., :3]), cv2.COLOR_BGR2HSV)
+        return (hsv[..., 2] > 190) & (hsv[..., 1] < 70)
+
+    for d in designs:
+        assert paper(d.back).mean() > 0.7, d.id  # measured 0.75-0.92 on 400-411
+        assert 0.03 < inked(d.back).mean() < 0.25, d.id  # 0.06-0.19
+        hues = cv2.cvtColor(np.ascontiguousarray(d.back[..., :3]), cv2.COLOR_BGR2HSV)[..., 0][inked(d.back)]
+        assert len(np.unique(hues // 20)) >= 2, d.id  # creatures in more than one ink
+    # measured on 388-399: paper 0.24-0.65 of the back, bright ink 0.30-0.72 (fields of colour, pictured cards)
+    assert not any(paper(d.back).mean() > 0.7 for d in eighth)
+    monkeypatch.setattr(procedural, "NINTH_GENERATION", 10**6)  # the eighth generation's drawing of the seeds
+    for s in (NINTH_GENERATION, NINTH_GENERATION + 1):
+        before = make_design(s, height=200)
+        assert all(np.array_equal(before.images[c], designs[s - NINTH_GENERATION].images[c]) for c in CLASS_NAMES)
+        assert not np.array_equal(before.back, designs[s - NINTH_GENERATION].back)

@@ -28,6 +28,10 @@ rounded margin; laid face down in a row, every strip of such a back shows pictur
 Designs from seed 360 on (`EIGHTH_GENERATION`) are seventh-generation designs whose joker prints one of several
 indices (`JOKER_INDICES`), as real decks do: JOKER down the side as before, a five-pointed star, a J over a K,
 or a jester's cap; every other card is drawn as the seventh generation draws it.
+Designs from seed 400 on (`NINTH_GENERATION`) are eighth-generation designs whose backs picture no card: small
+creatures in bright inks scattered on light paper (`_ninth_generation_back`), some of them at an index's place and
+size. A context check taught only backs that picture cards, lattices and plain fields took such a back's figures
+for a face-up court's art beside its index.
 The pictures are the generator's output (no third-party art): `make_design(seed)`
 gives the same design on any machine with the same fonts; without TrueType fonts it falls back to OpenCV's
 Hershey fonts.
@@ -72,6 +76,7 @@ FIFTH_GENERATION = 160  # designs from this seed on: a typeface from `faces`, se
 SIXTH_GENERATION = 280  # designs from this seed on: the fifth generation with backs that picture cards in more ways
 SEVENTH_GENERATION = 320  # designs from this seed on: the fifth generation with backs that picture a wide, tight fan
 EIGHTH_GENERATION = 360  # designs from this seed on: the seventh generation with a joker index of one of JOKER_INDICES
+NINTH_GENERATION = 400  # designs from this seed on: the eighth generation with backs of creatures on light paper
 JOKER_INDICES = ("word", "star", "jk", "hat")  # JOKER down the side (every design before), a star, J over K, a cap
 COURT_STYLES = ("frame", "figure", "letter")  # art framed beside the index; a small figure mid-card; a big letter
 # Text faces that ship with matplotlib (which ultralytics installs), so every machine has the same ones.
@@ -493,6 +498,59 @@ def _picture_back(back: np.ndarray, images: dict[str, np.ndarray], rng: np.rando
         back[..., :3] = (back[..., :3] * (1 - a) + warped[..., :3] * a).astype(np.uint8)
 
 
+def _creature(w: int, h: int, rng: np.random.Generator, hue: int) -> np.ndarray:
+    """A BGRA creature of blobs in one bright ink: a body, a head, two to four limbs, often a dark outline."""
+    art = np.zeros((h, w, 4), np.uint8)
+    ink = cv2.cvtColor(np.uint8([[[hue, int(rng.integers(150, 255)), int(rng.integers(110, 230))]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    mask = np.zeros((h, w), np.uint8)
+    cx, cy = w // 2, round(h * 0.55)
+    cv2.ellipse(mask, (cx, cy), (max(2, w // 5), max(2, h // 4)), float(rng.uniform(-25, 25)), 0, 360, 255, -1, cv2.LINE_AA)
+    cv2.circle(mask, (cx + int(rng.integers(-w // 8, w // 8 + 1)), round(h * 0.22)), max(2, min(w, h) // 7), 255, -1, cv2.LINE_AA)
+    for _ in range(int(rng.integers(2, 5))):  # arms, legs, a tail or wings
+        angle = rng.uniform(0, 2 * np.pi)
+        tip = (int(cx + np.cos(angle) * w * 0.45), int(cy + np.sin(angle) * h * 0.42))
+        cv2.line(mask, (cx, cy), tip, 255, max(1, min(w, h) // 12), cv2.LINE_AA)
+        cv2.circle(mask, tip, max(1, min(w, h) // 14), 255, -1, cv2.LINE_AA)
+    shade = rng.uniform(0.55, 0.8)
+    art[..., :3] = ink
+    art[round(h * 0.55):, :, :3] = (ink * shade).astype(np.uint8)  # a darker half, as printed shading
+    art[..., 3] = mask
+    if rng.random() < 0.6:  # a dark outline round the figure
+        edge = cv2.subtract(cv2.dilate(mask, np.ones((3, 3), np.uint8)), mask)
+        art[edge > 0] = (30, 30, 30, 255)
+    return art
+
+
+def _ninth_generation_back(back: np.ndarray, rng: np.random.Generator) -> None:
+    """Light paper with three to seven creatures scattered on it, 0.2-0.5 of the card wide, one in four or so small
+    and in a corner where an index would be; now and then a glossy highlight."""
+    H, W = back.shape[:2]
+    back[..., :3] = _colour(rng, (200, 245), (215, 250), (225, 255))
+    if rng.random() < 0.4:
+        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+        glow = 1.0 - np.hypot(xx - rng.uniform(0, W), yy - rng.uniform(0, H)) / np.hypot(W, H)
+        back[..., :3] = np.clip(back[..., :3] * (0.85 + 0.25 * glow[..., None]), 0, 255).astype(np.uint8)
+    hues = rng.permutation([0, 10, 30, 60, 75, 90, 105, 120, 140, 165])
+    for k in range(int(rng.integers(3, 8))):
+        small = rng.random() < 0.3
+        w = round(W * (rng.uniform(0.12, 0.2) if small else rng.uniform(0.2, 0.5)))
+        h = round(w * rng.uniform(0.9, 1.4))
+        art = _creature(w, h, rng, int(hues[k % len(hues)]))
+        if rng.random() < 0.5:
+            art = art[:, ::-1]
+        if small:  # at a corner, where a face-up card prints its index
+            x = round(W * rng.uniform(0.03, 0.1)) if rng.random() < 0.5 else W - w - round(W * rng.uniform(0.03, 0.1))
+            y = round(H * rng.uniform(0.03, 0.1)) if rng.random() < 0.5 else H - h - round(H * rng.uniform(0.03, 0.1))
+        else:
+            x, y = int(rng.integers(-w // 4, max(1, W - 3 * w // 4))), int(rng.integers(-h // 4, max(1, H - 3 * h // 4)))
+        x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        part = art[y0 - y: y1 - y, x0 - x: x1 - x]
+        a = part[..., 3:4].astype(np.float32) / 255.0
+        back[y0:y1, x0:x1, :3] = (back[y0:y1, x0:x1, :3] * (1 - a) + part[..., :3] * a).astype(np.uint8)
+
+
 def joker_index(seed: int) -> str:
     """What the joker's corner of design `seed` prints: one of JOKER_INDICES, the word before the eighth generation.
 
@@ -532,7 +590,9 @@ def make_design(seed: int, height: int = 240, index_fonts: tuple[str, ...] = (),
     back = images["2c"].copy()
     back[..., :3] = cv2.cvtColor(np.uint8([[[st["court_hue"], 200, 140]]]), cv2.COLOR_HSV2BGR)[0, 0]
     sixth = np.random.default_rng([seed, 57]) if SIXTH_GENERATION <= seed < SEVENTH_GENERATION else None
-    if seed >= SEVENTH_GENERATION:
+    if seed >= NINTH_GENERATION:
+        _ninth_generation_back(back, np.random.default_rng([seed, 60]))
+    elif seed >= SEVENTH_GENERATION:
         _seventh_generation_back(back, images, np.random.default_rng([seed, 58]))
     elif sixth is None or sixth.random() < 0.4:
         for k in range(-height, W, max(4, W // 12)):  # a lattice back
