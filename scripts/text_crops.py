@@ -56,6 +56,8 @@ def random_text(rng: random.Random) -> str:
 
 
 def fonts() -> list[Path]:
+    # Wider than kiosk.synth.procedural.system_fonts (TrueType only, the generated cards' own type): the
+    # OpenType faces too, since tags and boxes are printed in any type.
     found = sorted({p for d in FONT_DIRS for pattern in ("*.ttf", "*.otf") for p in Path(d).rglob(pattern)})
     return [p for p in found if "math" not in p.name.lower()]
 
@@ -87,9 +89,9 @@ def one_cut(rng: random.Random, font_files: list[Path], size: int = 64) -> np.nd
         draw.text((margin - x0 + rng.randint(-tw // 3, tw // 3), margin - y0 + int(th * rng.uniform(1.3, 1.8)) * rng.choice((-1, 1))),
                   random_text(rng), font=font, fill=ink(rng))
     image = cv2.cvtColor(np.asarray(canvas), cv2.COLOR_RGB2BGR)
-    box = [margin, margin, margin + tw, margin + th]
-    jitter = [rng.uniform(-0.1, 0.1) * (box[2] - box[0]) for _ in range(2)] + [rng.uniform(-0.1, 0.1) * (box[3] - box[1]) for _ in range(2)]
-    box = [box[0] + jitter[0], box[1] + jitter[2], box[2] + jitter[1], box[3] + jitter[3]]
+    left, right = (margin + x + rng.uniform(-0.1, 0.1) * tw for x in (0, tw))  # the finder's box, a little off
+    top, bottom = (margin + y + rng.uniform(-0.1, 0.1) * th for y in (0, th))
+    box = [left, top, right, bottom]
     cut = square_crop(image, box, size, pad=CROP_PAD, shift=(rng.uniform(-0.08, 0.08), rng.uniform(-0.08, 0.08)),
                       zoom=rng.uniform(0.9, 1.25), shrink_area=True)
     cut = np.ascontiguousarray(np.rot90(cut, rng.randrange(4)))
@@ -97,7 +99,7 @@ def one_cut(rng: random.Random, font_files: list[Path], size: int = 64) -> np.nd
         cut = cv2.GaussianBlur(cut, (0, 0), rng.uniform(0.4, 1.2))
     gain, lift = rng.uniform(0.6, 1.15), rng.uniform(-30, 20)
     cut = np.clip(cut.astype(np.float32) * gain + lift, 0, 255).astype(np.uint8)
-    ok, jpeg = cv2.imencode(".jpg", cut, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(45, 95)])
+    _, jpeg = cv2.imencode(".jpg", cut, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(45, 95)])
     return cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
 
 
