@@ -158,7 +158,8 @@ def run(args) -> int:
         data_yaml = prepare.prepare_detector(data, prep_root / "det", pcfg)
         print(f"[train] training the index detector ({time.time() - t0:.0f} s)", flush=True)
         best = training.train_detector(cfg, data_yaml)
-        det_files = training.export_model(best, out, training.DETECTOR, "detector", cfg.exports)
+        exported = training.export_model(best, out, training.DETECTOR, "detector", cfg.exports)
+        det_files = detector_files_kept(det_files, exported)
     if "classifier" in cfg.stages:
         mined = None
         if args.crops is None:
@@ -240,6 +241,25 @@ def _check_device(device: str) -> None:
     if torch.cuda.device_count() <= max(int(part) for part in device.split(",")):
         raise KioskError(f"--device {device}: torch {torch.__version__} sees {torch.cuda.device_count()} GPU(s) here; "
                          "train with --device cpu")
+
+
+def detector_files_kept(old: dict | None, new: dict) -> dict:
+    """A retrained detector's files, with the backends that read the old detector's FP32 OpenVINO export kept.
+
+    `kiosk quantize` makes only the classifier INT8, so the `openvino-int8` backend reads the detector's
+    OpenVINO export; dropping that key would leave a resumed reader without its default backend.
+
+    >>> old = {"pytorch": "d.pt", "openvino": "d_ov", "openvino-int8": "d_ov"}
+    >>> detector_files_kept(old, {"pytorch": "d.pt", "onnx": "d.onnx", "openvino": "d_ov"})["openvino-int8"]
+    'd_ov'
+    >>> "openvino-int8" in detector_files_kept(old, {"pytorch": "d.pt"})  # no OpenVINO export made: nothing to point at
+    False
+    """
+    kept = dict(new)
+    for backend, path in (old or {}).items():
+        if backend not in kept and path == (old or {}).get("openvino") and "openvino" in new:
+            kept[backend] = new["openvino"]
+    return kept
 
 
 def _files_in(out: Path, stem: str) -> dict | None:
