@@ -255,9 +255,9 @@ def detector_files_kept(old: dict | None, new: dict) -> dict:
     >>> "openvino-int8" in detector_files_kept(old, {"pytorch": "d.pt"})  # no OpenVINO export made: nothing to point at
     False
     """
-    kept = dict(new)
-    for backend, path in (old or {}).items():
-        if backend not in kept and path == (old or {}).get("openvino") and "openvino" in new:
+    old, kept = old or {}, dict(new)
+    for backend, path in old.items():
+        if backend not in kept and "openvino" in new and path == old.get("openvino"):
             kept[backend] = new["openvino"]
     return kept
 
