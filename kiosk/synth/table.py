@@ -34,6 +34,8 @@ from kiosk.synth.camera import CameraParams, homography, photometric
 from kiosk.synth.canvas import Canvas, project
 
 VISIBLE_MIN = 0.6  # an index is labelled when at least this share of its box is unoccluded and in frame
+# ... and this share of its rank half too (`rank_half`): a corner showing its suit but not its rank names no card
+RANK_VISIBLE_MIN = 0.6
 SEAT_ANGLE = {1: 0.0, 2: 90.0, 3: 180.0, 4: 270.0}  # clockwise turn of a card facing that seat
 ROWS = ("front", "middle", "back")
 
@@ -235,6 +237,18 @@ def card_matrix(p: Placement, art_size: tuple[int, int]) -> np.ndarray:
     return m
 
 
+def rank_half(box, card_height: float) -> tuple[float, float, float, float]:
+    """The half of an index box (art pixels) that prints the rank: the half nearer the card's end it
+    stands at, since an index reads rank then suit from the card's edge inwards (the bottom index turned).
+
+    >>> rank_half((4, 6, 20, 46), 240), rank_half((135, 194, 151, 234), 240)
+    ((4, 6, 20, 26.0), (135, 214.0, 151, 234))
+    """
+    x1, y1, x2, y2 = box
+    middle = (y1 + y2) / 2
+    return (x1, y1, x2, middle) if middle < card_height / 2 else (x1, middle, x2, y2)
+
+
 def _box_corners(box) -> np.ndarray:
     x1, y1, x2, y2 = box
     return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
@@ -285,7 +299,8 @@ def render_placements(
         polygon = project(m_frame, _box_corners((0, 0, aw, ah)))
         quads = []
         if p.face_up:
-            quads = [project(m_frame, _box_corners(b)) for b in deck.cards[p.card].index]
+            quads = [(project(m_frame, _box_corners(b)), project(m_frame, _box_corners(rank_half(b, ah))))
+                     for b in deck.cards[p.card].index]
         entries.append((owner, p, polygon, quads))
     if params.hands:
         distractors.add_hands(card_rng, canvas, params.hands, ch, (0, 0, w, h))
@@ -294,8 +309,8 @@ def render_placements(
         if not p.labelled:
             continue
         corners = []
-        for quad in quads:
-            if canvas.visible_fraction(quad, owner) >= VISIBLE_MIN:
+        for quad, rank in quads:
+            if canvas.visible_fraction(quad, owner) >= VISIBLE_MIN and canvas.visible_fraction(rank, owner) >= RANK_VISIBLE_MIN:
                 x1, y1 = quad.min(axis=0)
                 x2, y2 = quad.max(axis=0)
                 corners.append([round(float(max(0.0, x1)), 1), round(float(max(0.0, y1)), 1),
