@@ -102,7 +102,9 @@ def test_the_shipped_rule_and_its_name():
 def test_a_rendered_showdown_reads_cards_only_the_whole_deck_finds():
     """A kenney showdown (a validation design; kenney-val's te000024, rendered again from its seed) whose
     settled readings name all but 10 cards: six of them (0.33-0.48 on an Intel Xeon; the INT8 kernels of other CPUs
-    may read a coin-toss card otherwise) are read at indices no reading claimed, all right."""
+    may read a coin-toss card otherwise) are read at indices no reading claimed, all right. One, the Tc, lies where
+    the next card covers most of its rank, which since 2026-12-06 is not labelled (`RANK_VISIBLE_MIN`): read right
+    there, it is no error (`unlabelled right`), as `kiosk eval` scores it."""
     from kiosk.synth.scenes import render_random
     from kiosk.vision.evaluate import score_scene
     from kiosk.vision.reader import load_reader
@@ -116,8 +118,8 @@ def test_a_rendered_showdown_reads_cards_only_the_whole_deck_finds():
     added = [c for c in cards if c not in stages[-2][1]]
     assert len(added) >= 4 and all(c.confidence < reader.one_deck_report for c in added)
     labels = scene.scene
-    _, _, right, confusions, missed, extra, _ = score_scene(labels, added)
-    assert len(right) == len(added) and not confusions and not extra
+    _, _, right, confusions, missed, extra, unlabelled_right = score_scene(labels, added)
+    assert len(right) + unlabelled_right == len(added) and not confusions and not extra
     _, _, before, *_ = score_scene(labels, stages[-2][1])
     assert not set(right) & set(before)  # cards the settled readings did not read right
 
