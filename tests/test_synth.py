@@ -155,8 +155,8 @@ def _corners_under_a_cover(share: float, from_below: bool) -> list:
 
 
 def test_an_index_whose_rank_is_covered_is_not_labelled_though_most_of_it_shows():
-    """A corner showing its suit but not its rank names no card (the twenty-first and fifty-third sessions'
-    audits of the test misses): 65% of the box in view is not enough when the rank's half is 70% covered."""
+    """A corner showing its suit but not its rank names no card (the fifty-third session's look at the test's
+    misses): 65% of the box in view is not enough when the rank's half is 70% covered."""
     assert _corners_under_a_cover(0.35, from_below=False) == []
     assert len(_corners_under_a_cover(0.10, from_below=False)) == 1
     assert len(_corners_under_a_cover(0.35, from_below=True)) == 1  # the suit's half covered: the rank still reads

@@ -310,7 +310,8 @@ def render_placements(
             continue
         corners = []
         for quad, rank in quads:
-            if canvas.visible_fraction(quad, owner) >= VISIBLE_MIN and canvas.visible_fraction(rank, owner) >= RANK_VISIBLE_MIN:
+            if (canvas.visible_fraction(quad, owner) >= VISIBLE_MIN
+                    and canvas.visible_fraction(rank, owner) >= RANK_VISIBLE_MIN):
                 x1, y1 = quad.min(axis=0)
                 x2, y2 = quad.max(axis=0)
                 corners.append([round(float(max(0.0, x1)), 1), round(float(max(0.0, y1)), 1),
