@@ -258,6 +258,7 @@ def test_build_writes_the_contract_layout(tmp_path):
     assert not set(decks["train"]) & set(decks["val"])
     yaml_text = (root / "data.yaml").read_text()
     assert "train: images/train" in yaml_text and "52: Jk" in yaml_text
+    assert json.loads((root / "build.json").read_text())["rank_visible_min"] == 0.6  # which labelling rule built it
     for split in ("train", "val"):
         images = sorted((root / "images" / split).glob("*.jpg"))
         assert images and meta["totals"][split]["images"] == len(images)

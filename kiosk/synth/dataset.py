@@ -22,7 +22,7 @@ import numpy as np
 from kiosk.cards import CLASS_NAMES
 from kiosk.synth.art import deck_info, list_decks
 from kiosk.synth.scenes import DEFAULT_MIX, render_random
-from kiosk.synth.table import VISIBLE_MIN
+from kiosk.synth.table import RANK_VISIBLE_MIN, VISIBLE_MIN
 
 SPLITS = ("train", "val", "test")
 TILE_KEEP = 0.6
@@ -254,7 +254,8 @@ def build(name: str, counts: dict[str, int], seed: int, *, out_root: Path, tile:
         totals[s]["full_frames"] = sum(1 for p in labels if "_t" not in p.stem)
     meta = {"name": name, "seed": seed, "counts": counts, "tile": tile, "overlap": overlap, "keep_full": keep_full,
             "mix": mix, "size": list(size), "camera": camera, "decks": splits, "totals": totals,
-            "seconds": round(time.time() - start, 1), "visible_min": VISIBLE_MIN, "tile_keep": TILE_KEEP}
+            "seconds": round(time.time() - start, 1), "visible_min": VISIBLE_MIN,
+            "rank_visible_min": RANK_VISIBLE_MIN, "tile_keep": TILE_KEEP}
     (root / "build.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta
 
