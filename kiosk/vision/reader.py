@@ -176,6 +176,9 @@ class CardReader:
         # ... adding only readings sure enough to report (`report_confidence`), in a picture of one deck too: its
         # weak readings took cards from right ones in the settling (docs/detector.md).
         self.turned_sure = bool(meta.get("turned_sure", False))
+        # ... and from this confidence (`turned_report`, never under report_confidence): on the 4K test scenes of
+        # large indices its readings of 0.6-0.7 were court art and backs read as cards (docs/detector.md).
+        self.turned_report = max(self.report_confidence, float(meta.get("turned_report", 0.0)))
         # A closer look reads the cards' regions again at this zoom (kiosk.vision.closer): a single
         # picture's second look, and a still table's last search where the table asks for it; 0: never.
         self.closer_zoom = float(meta.get("closer_zoom", 0.0))
@@ -330,7 +333,7 @@ class CardReader:
             picture, back = turn_picture(image, self.turned_look)
             again = self.read(picture, source=source, recheck=True)
             found = tuple(detection_back(c, back, w, h) for c in again.cards
-                          if (one_deck and not self.turned_sure) or c.confidence >= self.report_confidence)
+                          if (one_deck and not self.turned_sure) or c.confidence >= self.turned_report)
             cards = join_turned(cards, found, floor=self.report_confidence)
             if self.twin_reach:
                 cards = tuple(drop_twins(list(cards), self.twin_reach))
@@ -538,6 +541,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["turned_look"] = meta["turned_look"]
         if meta.get("turned_sure"):
             reading["turned_sure"] = True
+        if meta.get("turned_report"):
+            reading["turned_report"] = meta["turned_report"]
     if meta.get("closer_zoom"):
         reading["closer"] = [meta["closer_zoom"], meta.get("closer_report_confidence", 0.0)]
     if meta.get("shrink_area"):
