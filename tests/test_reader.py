@@ -619,18 +619,19 @@ def test_the_turned_look_adds_only_readings_sure_enough_to_report(reader):
 
     scene = render_random("showdown", "kenney", seed=4243, size=(3840, 2160))
 
-    def added_by_turning(r):
-        stages = []
-        r.read_picture(scene.image, stages=stages)
-        names = [n for n, _ in stages]
-        first = {id(c) for c in stages[0][1]}
-        return [c for c in stages[names.index("turned")][1] if id(c) not in first]
-
     blind = copy.copy(reader)
     blind.turned_sure = False
-    assert any(c.confidence < reader.report_confidence for c in added_by_turning(blind))
+    assert any(c.confidence < reader.report_confidence for c in _read_turning(blind, scene.image)[1])
     assert reader.turned_sure
-    assert all(c.confidence >= reader.report_confidence for c in added_by_turning(reader))
+    assert all(c.confidence >= reader.report_confidence for c in _read_turning(reader, scene.image)[1])
+
+
+def _read_turning(reader, image) -> tuple[tuple, list]:
+    """A picture's readings, and the readings its turned look added to the first look's."""
+    stages = []
+    cards = reader.read_picture(image, stages=stages).cards
+    first = {id(c) for c in stages[0][1]}
+    return cards, [c for c in dict(stages)["turned"] if id(c) not in first]
 
 
 @pytest.mark.slow
@@ -651,10 +652,7 @@ def test_the_turned_look_adds_readings_only_from_its_own_line(reader, photo):
     boxes = next(b for path, b, _ in _voc_items(root) if path.name == photo)
 
     def read(r):
-        stages = []
-        cards = r.read_picture(image, stages=stages).cards
-        first = {id(c) for c in stages[0][1]}
-        added = [c for c in dict(stages)["turned"] if id(c) not in first]
+        cards, added = _read_turning(r, image)
         reads = [(c.card.rank_char or "Jk", c.confidence, [box_center(b) for b in c.corners] or [c.center]) for c in cards]
         took, _ = match_ranks(boxes, reads)
         right = sum(i is not None and reads[i][0] == rank for (rank, _), i in zip(boxes, took))
