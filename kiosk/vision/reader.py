@@ -36,6 +36,7 @@ from kiosk.vision.geometry import centre_inside_any, clip_box, square_crop
 from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
 from kiosk.vision.one_deck import each_card_once, report_floor
 from kiosk.vision.scale import drop_small
+from kiosk.vision.veto import vetoed
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
 from kiosk.vision.whole_deck import cards_left, misjoined, read_left, unclaimed_finds, without_index
 from kiosk.vision.still import AS_FOUND, StillIndices
@@ -143,7 +144,8 @@ def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=DET_INPU
 class CardReader:
     takes_still = True  # read() accepts a pipeline's StillIndices
 
-    def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict, open_context=None):
+    def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict, open_context=None,
+                 open_veto=None):
         self.model_dir = Path(model_dir)
         self.backend = backend
         self._cls = cls_runner
@@ -215,6 +217,11 @@ class CardReader:
         self.context_drop = float((meta.get("context") or {}).get("drop", 1.0))
         # ... and, where two readings claim one card, weighs each claim by its trust in the reading (one_deck).
         self.context_trust = bool((meta.get("context") or {}).get("trust", False))
+        # A single picture drops a reading whose every corner a second classifier, taught backs and print as
+        # background, calls background with at least `veto.bg` (kiosk.vision.veto); opened on first use.
+        self._open_veto, self._veto = open_veto, None
+        self.veto_line = float((meta.get("veto") or {}).get("bg", 1.0))
+        self.veto_spare = frozenset((meta.get("veto") or {}).get("spare", ()))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -230,6 +237,18 @@ class CardReader:
     def context(self, check: ContextCheck | None) -> None:  # None: no check
         self._context = check
         self._open_context = None
+
+    @property
+    def veto(self):
+        """The background veto's network (kiosk.vision.veto), opened by the first single picture; None: no veto."""
+        if self._veto is None and self._open_veto is not None:
+            self._veto = self._open_veto()
+        return self._veto
+
+    @veto.setter
+    def veto(self, runner) -> None:  # None: no veto
+        self._veto = runner
+        self._open_veto = None
 
     def _build_class_maps(self, names: list[str]) -> None:
         n = len(names)
@@ -251,13 +270,15 @@ class CardReader:
         return self.finder.find_indices(image, region)
 
     # -- stage 2 -------------------------------------------------------------------
-    def classify(self, image: np.ndarray, boxes: list[tuple], recheck: bool = False, cut=AS_FOUND) -> np.ndarray:
-        """Class probabilities (n, classes) for square cuts around `boxes` (`cut`: shift and zoom)."""
+    def classify(self, image: np.ndarray, boxes: list[tuple], recheck: bool = False, cut=AS_FOUND,
+                 runner=None) -> np.ndarray:
+        """Class probabilities (n, classes) for square cuts around `boxes` (`cut`: shift and zoom); `runner`:
+        another network of the classifier's classes (the veto), else the classifier."""
         if not boxes:
             return np.zeros((0, len(self._card_of)), dtype=np.float32)
         shift, zoom = cut
         probs = self.classify_crops(np.stack([square_crop(image, b, self.cls_size, shift=shift, zoom=zoom,
-                                                          shrink_area=self.shrink_area) for b in boxes]))
+                                                          shrink_area=self.shrink_area) for b in boxes]), runner)
         if not (recheck and self.zooms):
             return probs
         doubt = np.flatnonzero(self.card_mass(probs).max(axis=1) < self.recheck_below)
@@ -265,16 +286,17 @@ class CardReader:
             total = probs[doubt].copy()
             for z in self.zooms:
                 total += self.classify_crops(np.stack([square_crop(image, boxes[i], self.cls_size, zoom=z,
-                                                                   shrink_area=self.shrink_area) for i in doubt]))
+                                                                   shrink_area=self.shrink_area) for i in doubt]), runner)
             probs[doubt] = total / (1 + len(self.zooms))
         return probs
 
-    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
+    def classify_crops(self, crops: np.ndarray, runner=None) -> np.ndarray:
         """Class probabilities (n, classes) of BGR cuts (n, size, size, 3)."""
+        run = runner or self._cls
         probs = np.zeros((len(crops), len(self._card_of)), dtype=np.float32)
         for t in range(self.turns):
             turned = np.ascontiguousarray(np.rot90(crops, t, axes=(1, 2))) if t else crops
-            outs = np.concatenate([self._cls(turned[i : i + CLS_BATCH]) for i in range(0, len(turned), CLS_BATCH)])
+            outs = np.concatenate([run(turned[i : i + CLS_BATCH]) for i in range(0, len(turned), CLS_BATCH)])
             np.add.at(probs, (slice(None), self._turned[t]), outs)
         return probs / self.turns
 
@@ -317,7 +339,8 @@ class CardReader:
         turned as well where that can find more (`turned_look`), readings on no face-up card dropped
         (`context`: kiosk.vision.context), and only the readings sure
         enough to report (`report_confidence`, or with `one_deck_report` each card at most once
-        and readings from that confidence: kiosk.vision.one_deck). `stages`, when given, collects
+        and readings from that confidence: kiosk.vision.one_deck), less those the background veto
+        calls background (`veto`: kiosk.vision.veto). `stages`, when given, collects
         (stage, readings) after each of them (scripts/reader_stage_losses.py)."""
         image = _as_bgr(image_bgr, source)
         log = stages.append if stages is not None else (lambda _: None)
@@ -352,7 +375,14 @@ class CardReader:
             if self.unclaimed:
                 cards = self._read_unclaimed(image, cards, first_finds)
                 log(("unclaimed", cards))
+        if self.veto is not None:
+            cards, _ = vetoed(cards, partial(self._veto_background, image), self.veto_line, self.veto_spare)
+            log(("veto", cards))
         return replace(dets, cards=cards)
+
+    def _veto_background(self, image: np.ndarray, boxes: list) -> np.ndarray:
+        """The veto's background share (1 - its card mass) at each index box."""
+        return 1.0 - self.card_mass(self.classify(image, boxes, recheck=True, runner=self.veto)).sum(axis=1)
 
     def _read_unclaimed(self, image: np.ndarray, cards: tuple, found: list) -> tuple:
         """The readings, and where they name all the 52 cards but a few, the indices `found` none of them
@@ -571,6 +601,10 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
             reading["context"].append("trust")
         pt = model_dir / (meta["context"].get("files") or {}).get("pytorch", "-")
         digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
+    if meta.get("veto"):
+        reading["veto"] = [meta["veto"].get("bg"), sorted(meta["veto"].get("spare", ()))]
+        pt = model_dir / (meta["veto"].get("files") or {}).get("pytorch", "-")
+        digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"
@@ -618,7 +652,20 @@ def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_de
         raise KioskError(f"{model_dir}: no {backend} export of the reader here (have: {', '.join(have)})")
     det = open_runner(backend, model_dir / meta["detector"]["files"][backend])
     cls = open_runner(backend, model_dir / meta["classifier"]["files"][backend])
-    return CardReader(model_dir, backend, det, cls, meta, context_opener(model_dir, meta, backend))
+    return CardReader(model_dir, backend, det, cls, meta, context_opener(model_dir, meta, backend),
+                      veto_opener(model_dir, meta, backend))
+
+
+def veto_opener(model_dir: Path, meta: dict, backend: str):
+    """What opens the background veto's network (None without one): in `backend`'s format where it has that
+    export, else PyTorch's (it reads single pictures only). Looked for now, as the context check's is."""
+    files = (meta.get("veto") or {}).get("files")
+    if not files:
+        return None
+    for kind in dict.fromkeys((backend, "pytorch")):
+        if files.get(kind) and (model_dir / files[kind]).exists():
+            return partial(open_runner, kind, model_dir / files[kind])
+    raise KioskError(f"{model_dir}: the background veto's weights are missing ({READER_JSON} 'veto': {files})")
 
 
 def context_opener(model_dir: Path, meta: dict, backend: str):
