@@ -36,8 +36,8 @@ from kiosk.vision.geometry import centre_inside_any, clip_box, square_crop
 from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
 from kiosk.vision.one_deck import each_card_once, report_floor
 from kiosk.vision.scale import drop_small
-from kiosk.vision.veto import vetoed
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
+from kiosk.vision.veto import vetoed
 from kiosk.vision.whole_deck import cards_left, misjoined, read_left, unclaimed_finds, without_index
 from kiosk.vision.still import AS_FOUND, StillIndices
 
