@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from reader_support import shipped_reader_with
+
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
@@ -66,21 +68,10 @@ def test_the_check_is_opened_by_the_first_single_picture_never_by_camera_frames(
     assert fresh._context is not None
 
 
-def _shipped_reader_with(folder: Path, edit) -> Path:
-    """`folder` as the shipped reader (its files linked) with reader.json changed by `edit(meta)`."""
-    for f in MODELS.iterdir():
-        if f.name != "reader.json":
-            (folder / f.name).symlink_to(f)
-    meta = json.loads((MODELS / "reader.json").read_text())
-    edit(meta)
-    (folder / "reader.json").write_text(json.dumps(meta))
-    return folder
-
-
 def test_a_reader_without_a_context_check_still_loads_and_is_another_version(tmp_path):
     from kiosk.vision.reader import load_reader
 
-    plain = load_reader(_shipped_reader_with(tmp_path, lambda meta: meta.pop("context")))
+    plain = load_reader(shipped_reader_with(tmp_path, lambda meta: meta.pop("context")))
     assert plain.context is None
     assert plain.model_version != load_reader(MODELS).model_version
 
@@ -92,7 +83,7 @@ def test_the_checks_trust_weighing_in_on_one_deck_is_part_of_the_version_only_wh
     from kiosk.vision.reader import load_reader
 
     assert json.loads((MODELS / "reader.json").read_text())["context"].get("trust") is True
-    _shipped_reader_with(tmp_path, lambda meta: meta["context"].pop("trust"))
+    shipped_reader_with(tmp_path, lambda meta: meta["context"].pop("trust"))
     untrusting, shipped = load_reader(tmp_path), load_reader(MODELS)
     assert shipped.context_trust and not untrusting.context_trust
     assert untrusting.model_version != shipped.model_version

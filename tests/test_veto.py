@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from reader_support import shipped_reader_with
+
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"
 
@@ -19,18 +21,6 @@ def reader():
     from kiosk.vision.reader import load_reader
 
     return load_reader(MODELS)
-
-
-def _shipped_reader_with(folder: Path, edit) -> Path:
-    """`folder` as the shipped reader (its files linked) with reader.json changed by `edit(meta)`."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for f in MODELS.iterdir():
-        if f.name != "reader.json":
-            (folder / f.name).symlink_to(f)
-    meta = json.loads((MODELS / "reader.json").read_text())
-    edit(meta)
-    (folder / "reader.json").write_text(json.dumps(meta))
-    return folder
 
 
 def test_the_shipped_reader_has_a_veto_that_spares_jokers(reader):
@@ -57,10 +47,10 @@ def test_a_reader_without_the_veto_still_loads_and_is_another_version(tmp_path):
     from kiosk.vision.reader import load_reader
 
     shipped = load_reader(MODELS)
-    plain = load_reader(_shipped_reader_with(tmp_path / "plain", lambda meta: meta.pop("veto")))
+    plain = load_reader(shipped_reader_with(tmp_path / "plain", lambda meta: meta.pop("veto")))
     assert plain.veto is None and shipped.veto is not None
     assert plain.model_version != shipped.model_version
-    line = load_reader(_shipped_reader_with(tmp_path / "line", lambda meta: meta["veto"].update(bg=0.95)))
+    line = load_reader(shipped_reader_with(tmp_path / "line", lambda meta: meta["veto"].update(bg=0.95)))
     assert line.model_version not in (plain.model_version, shipped.model_version)
 
 
@@ -68,7 +58,7 @@ def test_a_missing_veto_file_is_a_clear_error_when_the_reader_loads(tmp_path):
     from kiosk.errors import KioskError
     from kiosk.vision.reader import load_reader
 
-    folder = _shipped_reader_with(tmp_path, lambda meta: meta["veto"].update(files={"pytorch": "gone.pt"}))
+    folder = shipped_reader_with(tmp_path, lambda meta: meta["veto"].update(files={"pytorch": "gone.pt"}))
     with pytest.raises(KioskError, match="background veto's weights are missing"):
         load_reader(folder)
 
