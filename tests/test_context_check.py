@@ -58,14 +58,15 @@ def test_the_shipped_reader_has_a_context_check_for_single_pictures(reader):
     assert reader.context is not None and reader.context_drop == meta["context"]["drop"]
 
 
-def test_the_check_is_opened_by_the_first_single_picture_never_by_camera_frames(kenney_showdown):
+def test_the_check_and_the_veto_are_opened_by_the_first_single_picture_never_by_camera_frames(kenney_showdown):
+    """Both networks only single pictures read (the context check, the background veto: kiosk/vision/veto.py)."""
     from kiosk.vision.reader import load_reader
 
-    fresh = load_reader(MODELS)  # the table's start-up (kiosk run, replay) does not pay for opening it
+    fresh = load_reader(MODELS)  # the table's start-up (kiosk run, replay) does not pay for opening them
     fresh.read(kenney_showdown.image)
-    assert fresh._context is None
+    assert fresh._context is None and fresh._veto is None
     fresh.read_picture(kenney_showdown.image)
-    assert fresh._context is not None
+    assert fresh._context is not None and fresh._veto is not None
 
 
 def test_a_reader_without_a_context_check_still_loads_and_is_another_version(tmp_path):

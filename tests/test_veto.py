@@ -31,18 +31,6 @@ def test_the_shipped_reader_has_a_veto_that_spares_jokers(reader):
         assert (MODELS / name).exists(), (kind, name)
 
 
-def test_the_veto_is_opened_by_the_first_single_picture_never_by_camera_frames():
-    from kiosk.synth.scenes import render_random
-    from kiosk.vision.reader import load_reader
-
-    shot = render_random("showdown", "kenney", seed=4242, size=(1920, 1080))
-    fresh = load_reader(MODELS)  # the table's start-up (kiosk run, replay) does not pay for opening it
-    fresh.read(shot.image)
-    assert fresh._veto is None
-    fresh.read_picture(shot.image)
-    assert fresh._veto is not None
-
-
 def test_a_reader_without_the_veto_still_loads_and_is_another_version(tmp_path):
     from kiosk.vision.reader import load_reader
 
