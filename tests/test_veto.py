@@ -145,3 +145,26 @@ def test_real_photos_keep_every_reading_under_the_veto(reader, photo):
     assert stages[-1][0] == "veto"
     assert [str(c.card) for c in with_veto] == [str(c.card) for c in blind.read_picture(image).cards]
     assert len(with_veto) == 5
+
+
+def test_veto_lines_scores_each_line_as_eval_does_and_refuses_a_reader_without_a_veto(reader, tmp_path, monkeypatch,
+                                                                                      capsys):
+    """scripts/veto_lines.py: a reading goes at a line where its least background share reaches it (jokers spared), and
+    the picture is scored as `kiosk eval` scores it; a reader folder without a veto is a clear error, exit 1."""
+    from kiosk.synth.scenes import render_random
+
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
+    import veto_lines
+
+    shot = render_random("showdown", "kenney", seed=4242, size=(1920, 1080))
+    cards = reader.read_picture(shot.image).cards
+    shares = [0.9 if i % 2 else 0.1 for i in range(len(cards))]
+    pictures = [(shot.scene, list(zip(cards, shares)))]
+    wrong, missed, _ = veto_lines.tally(pictures, None, frozenset())
+    _, missed_at_half, _ = veto_lines.tally(pictures, 0.5, frozenset())
+    _, missed_above_all, _ = veto_lines.tally(pictures, 0.95, frozenset())
+    assert missed_above_all == missed and wrong <= 2
+    assert missed_at_half - missed >= len(cards) // 2 - wrong
+
+    assert veto_lines.main([str(tmp_path), "--models", str(shipped_reader_with(tmp_path / "m", lambda m: m.pop("veto")))]) == 1
+    assert "has no background veto" in capsys.readouterr().err

@@ -1,0 +1,90 @@
+"""How the background veto's line reads labelled sets: each picture read once without the veto, then every line.
+
+The reader's single-picture readings are taken without its veto (kiosk/vision/veto.py), the veto reads each reading's
+corners once, and each line (a reading dropped where the veto gives the background at least the line at every
+corner; jokers spared) is scored as `kiosk eval` scores: wrong readings, missed cards and 52-card showdowns read
+clean, against no veto. How the shipped line was chosen (model card, results, "The background veto"):
+
+    .venv/bin/python scripts/veto_lines.py runs/sets/backs9-val-4k runs/sets/backs9-pile-val-4k [more sets] \\
+        [--models models] [--lines 0.9 0.8 0.7 0.6 0.5]
+
+The real photos read the same with the veto as without at every line from 0.5 (`kiosk eval
+../shared/data/real-photos-ranks` with reader.json's `veto.bg` changed).
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+from pathlib import Path
+
+import cv2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from kiosk.errors import KioskError  # noqa: E402
+from kiosk.vision.evaluate import _scene_items, score_scene  # noqa: E402
+from kiosk.vision.prepare import prefer_full  # noqa: E402
+from kiosk.vision.reader import load_reader  # noqa: E402
+
+
+def is_full_showdown(scene: dict) -> bool:
+    return scene.get("kind") == "showdown" and sum(c.get("face_up", True) for c in scene["cards"]) >= 52
+
+
+def tally(pictures, line: float | None, spare: frozenset) -> tuple[int, int, int]:
+    """(wrong, missed, clean full showdowns) of `pictures` [(scene, [(reading, least background share)])]."""
+    wrong = missed = clean = 0
+    for scene, readings in pictures:
+        cards = [c for c, bg in readings if line is None or str(c.card) in spare or bg < line]
+        labelled, read, right, *_ = score_scene(scene, cards)
+        wrong += read - len(right)
+        missed += labelled - len(right)
+        clean += is_full_showdown(scene) and len(right) == labelled == read
+    return wrong, missed, clean
+
+
+def read_set(reader, blind, root: Path) -> list:
+    pictures = []
+    for path, scene in prefer_full(list(_scene_items(root, "test"))):
+        image = cv2.imread(str(path))
+        cards = blind.read_picture(image, source=str(path)).cards
+        boxes = [c.corners or (c.box,) for c in cards]
+        share = iter(reader._veto_background(image, [b for group in boxes for b in group]))
+        pictures.append((scene, [(c, min(float(next(share)) for _ in group)) for c, group in zip(cards, boxes)]))
+    return pictures
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("sets", nargs="+", type=Path, help="generated sets (their test split)")
+    ap.add_argument("--models", default="models")
+    ap.add_argument("--lines", nargs="+", type=float, default=[0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    args = ap.parse_args(argv)
+    try:
+        reader = load_reader(args.models)
+        if reader.veto is None:
+            raise KioskError(f"{args.models}: this reader has no background veto (reader.json 'veto')")
+        blind = copy.copy(reader)
+        blind.veto = None
+        print(f"reader {reader.model_version}: wrong readings / missed cards / clean full showdowns, and the change "
+              "at each line")
+        total = {line: [0, 0] for line in args.lines}
+        for root in args.sets:
+            pictures = read_set(reader, blind, root)
+            base = tally(pictures, None, reader.veto_spare)
+            cells = []
+            for line in args.lines:
+                w, m, c = tally(pictures, line, reader.veto_spare)
+                total[line][0] += w - base[0]
+                total[line][1] += m - base[1]
+                cells.append(f"{line}: {w - base[0]:+d} wrong {m - base[1]:+d} missed {c} clean")
+            print(f"{root.name}: {base[0]} wrong, {base[1]} missed, {base[2]} clean | " + "; ".join(cells), flush=True)
+        print("all sets: " + "; ".join(f"{line}: {w:+d} wrong {m:+d} missed" for line, (w, m) in total.items()))
+    except KioskError as err:
+        print(f"veto_lines: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
