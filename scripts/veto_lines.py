@@ -22,13 +22,9 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kiosk.errors import KioskError  # noqa: E402
-from kiosk.vision.evaluate import _scene_items, score_scene  # noqa: E402
+from kiosk.vision.evaluate import _scene_items, is_full_showdown, score_scene  # noqa: E402
 from kiosk.vision.prepare import prefer_full  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
-
-
-def is_full_showdown(scene: dict) -> bool:
-    return scene.get("kind") == "showdown" and sum(c.get("face_up", True) for c in scene["cards"]) >= 52
 
 
 def tally(pictures, line: float | None, spare: frozenset) -> tuple[int, int, int]:

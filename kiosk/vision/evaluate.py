@@ -164,6 +164,11 @@ def _scene_items(root: Path, split: str):
         yield root / "images" / split / scene["image"], scene
 
 
+def is_full_showdown(scene: dict) -> bool:
+    """A showdown whose 52 cards all lie face up: the scenes the clean-showdown figure counts."""
+    return scene.get("kind") == "showdown" and sum(c.get("face_up", True) for c in scene["cards"]) >= 52
+
+
 def score_scene(scene: dict, cards, places: Counter | None = None,
                 by_place: list | None = None) -> tuple[int, int, list, list, list, list, int]:
     """(labelled, readings, cards read right, confusions, missed, extra, unlabelled right) for one scene.
@@ -289,8 +294,7 @@ def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None =
         result.extra.update(extra)
         clean = correct == labelled == readings
         result.clean_images += clean
-        faces = [c for c in scene["cards"] if c.get("face_up", True)]
-        if scene.get("kind") == "showdown" and len(faces) >= 52:
+        if is_full_showdown(scene):
             result.full_showdowns += 1
             result.clean_full_showdowns += clean
         if not clean:
