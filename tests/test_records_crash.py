@@ -50,7 +50,7 @@ WRITER = textwrap.dedent(
         hub.publish("verdict", verdict=make_verdict(hand, decided_at=1.7e9 + n, frame_index=5, foul_seat2=False))
         hub.publish("phase", phase="cleared", hand_id=hand)
         rec.flush()
-        print("committed", hand, flush=True)
+        print(f"committed {hand}", flush=True)
         if n % 3 == 2:
             used = store.db_bytes() + sum(b for _, _, b in store.hand_media_files())
             prune(store, None, used * 0.8 / 1048576, time.time(), protect_recent_seconds=0)
@@ -80,7 +80,9 @@ def test_repeated_kills_never_damage_committed_records(tmp_path):
         out, err = proc.communicate()
         assert proc.returncode == -signal.SIGKILL, err
         assert "Traceback" not in err, err
-        committed += [line.split()[1] for line in out.splitlines() if line.startswith("committed")]
+        # Only whole lines count: the kill may land while a line is being written.
+        whole = out.split("\n")[:-1]
+        committed += [line.split()[1] for line in whole if line.startswith("committed ")]
 
     audit = subprocess.run(
         [sys.executable, "-m", "kiosk", "audit", "verify", "--db", str(db)],
