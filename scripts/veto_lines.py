@@ -22,21 +22,15 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kiosk.errors import KioskError  # noqa: E402
-from kiosk.vision.evaluate import _scene_items, is_full_showdown, score_scene  # noqa: E402
+from kiosk.vision.evaluate import _scene_items, tally as count  # noqa: E402
 from kiosk.vision.prepare import prefer_full  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
 
 
 def tally(pictures, line: float | None, spare: frozenset) -> tuple[int, int, int]:
     """(wrong, missed, clean full showdowns) of `pictures` [(scene, [(reading, least background share)])]."""
-    wrong = missed = clean = 0
-    for scene, readings in pictures:
-        cards = [c for c, bg in readings if line is None or str(c.card) in spare or bg < line]
-        labelled, read, right, *_ = score_scene(scene, cards)
-        wrong += read - len(right)
-        missed += labelled - len(right)
-        clean += is_full_showdown(scene) and len(right) == labelled == read
-    return wrong, missed, clean
+    return count((scene, [c for c, bg in readings if line is None or str(c.card) in spare or bg < line])
+                 for scene, readings in pictures)
 
 
 def read_set(reader, blind, root: Path) -> list:

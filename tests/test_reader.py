@@ -763,8 +763,8 @@ def test_a_single_picture_reports_its_stages_and_the_stage_loss_script_counts_wh
     stages = []
     cards = reader.read_picture(showdown.image, stages=stages).cards
     names = [name for name, _ in stages]
-    assert names[0] == "read" and names[-3:] == ["one_deck", "unclaimed", "veto"]
-    assert set(names) <= {"read", "turned", "context", "one_deck", "unclaimed", "veto"}
+    assert names[0] == "read" and names[-4:] == ["one_deck", "unclaimed", "veto", "partners"]
+    assert set(names) <= {"read", "turned", "context", "one_deck", "unclaimed", "veto", "partners"}
     assert stages[-1][1] == cards
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))

@@ -142,7 +142,7 @@ def test_real_photos_keep_every_reading_under_the_veto(reader, photo):
     blind.veto = None
     stages = []
     with_veto = reader.read_picture(image, stages=stages).cards
-    assert stages[-1][0] == "veto"
+    assert "veto" in [name for name, _ in stages]
     assert [str(c.card) for c in with_veto] == [str(c.card) for c in blind.read_picture(image).cards]
     assert len(with_veto) == 5
 

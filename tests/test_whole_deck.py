@@ -114,14 +114,14 @@ def test_a_rendered_showdown_reads_cards_only_the_whole_deck_finds():
     stages = []
     cards = reader.read_picture(scene.image, stages=stages).cards
     names = [n for n, _ in stages]
-    assert names[-3:] == ["one_deck", "unclaimed", "veto"]
-    assert stages[-1][1] == stages[-2][1]  # the veto drops none of them
-    added = [c for c in cards if c not in stages[-3][1]]
+    assert names[-4:] == ["one_deck", "unclaimed", "veto", "partners"]
+    assert stages[-1][1] == stages[-2][1] == stages[-3][1]  # the veto and the partners' rule drop none of them
+    added = [c for c in cards if c not in stages[-4][1]]
     assert len(added) >= 4 and all(c.confidence < reader.one_deck_report for c in added)
     labels = scene.scene
     _, _, right, confusions, missed, extra, unlabelled_right = score_scene(labels, added)
     assert len(right) + unlabelled_right == len(added) and not confusions and not extra
-    _, _, before, *_ = score_scene(labels, stages[-3][1])
+    _, _, before, *_ = score_scene(labels, stages[-4][1])
     assert not set(right) & set(before)  # cards the settled readings did not read right
 
 

@@ -35,6 +35,7 @@ from kiosk.vision.closer import card_groups, found_again_or_sure, not_found_agai
 from kiosk.vision.geometry import centre_inside_any, clip_box, square_crop
 from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
 from kiosk.vision.one_deck import each_card_once, report_floor
+from kiosk.vision.partners import disagreeing_partners
 from kiosk.vision.scale import drop_small
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
 from kiosk.vision.veto import vetoed
@@ -222,6 +223,10 @@ class CardReader:
         self._open_veto, self._veto = open_veto, None
         self.veto_line = float((meta.get("veto") or {}).get("bg", 1.0))
         self.veto_spare = frozenset((meta.get("veto") or {}).get("spare", ()))
+        # Two single-index readings at the two corners of one card: the less sure one dropped where the other
+        # is sure (kiosk.vision.partners); single pictures only. 0: never.
+        self.partner_reach = float((meta.get("partners") or {}).get("reach", 0.0))
+        self.partner_sure = float((meta.get("partners") or {}).get("sure", 1.0))
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = _model_version(self.model_dir, meta, backend)
 
@@ -307,17 +312,23 @@ class CardReader:
         np.add.at(mass.T, self._card_of[card_mask], probs[:, card_mask].T)
         return mass
 
-    def corners_from(self, boxes_scores, probs: np.ndarray) -> list[Corner]:
-        corners = []
+    def orientations(self, probs: np.ndarray) -> list[tuple[int, float]]:
+        """Per cut: the quarter turns it most likely stands at, and that share of its card mass."""
         card_mask = self._card_of >= 0
-        for (box, score), p, card_probs in zip(boxes_scores, probs, self.card_mass(probs)):
-            bg = 1.0 - float(card_probs.sum())
-            if bg >= self.bg_threshold:
-                continue
+        out = []
+        for p in probs:
             orient_probs = np.zeros(4)
             np.add.at(orient_probs, self._orient_of[card_mask], p[card_mask])
             k = int(np.argmax(orient_probs))
-            corners.append(Corner(box, score, card_probs, k, float(orient_probs[k] / max(card_probs.sum(), 1e-9))))
+            out.append((k, float(orient_probs[k] / max(orient_probs.sum(), 1e-9))))
+        return out
+
+    def corners_from(self, boxes_scores, probs: np.ndarray) -> list[Corner]:
+        corners = []
+        for (box, score), card_probs, (k, sure) in zip(boxes_scores, self.card_mass(probs), self.orientations(probs)):
+            if 1.0 - float(card_probs.sum()) >= self.bg_threshold:
+                continue
+            corners.append(Corner(box, score, card_probs, k, sure))
         return corners
 
     def read_gaps(self, image: np.ndarray, corners: list[Corner], rois=None, recheck: bool = False) -> list[Corner]:
@@ -378,6 +389,10 @@ class CardReader:
         if self.veto is not None:
             cards, _ = vetoed(cards, partial(self._veto_background, image), self.veto_line, self.veto_spare)
             log(("veto", cards))
+        if self.partner_reach:
+            orient_at = lambda boxes: self.orientations(self.classify(image, boxes, recheck=True))  # noqa: E731
+            cards, _ = disagreeing_partners(cards, orient_at, self.partner_reach, self.partner_sure)
+            log(("partners", cards))
         return replace(dets, cards=cards)
 
     def _veto_background(self, image: np.ndarray, boxes: list) -> np.ndarray:
@@ -605,6 +620,8 @@ def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["veto"] = [meta["veto"].get("bg"), sorted(meta["veto"].get("spare", ()))]
         pt = model_dir / (meta["veto"].get("files") or {}).get("pytorch", "-")
         digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
+    if meta.get("partners"):
+        reading["partners"] = [meta["partners"].get("reach"), meta["partners"].get("sure")]
     reading["input"] = meta["detector"].get("input")
     digest.update(json.dumps(reading, sort_keys=True).encode())
     return f"cards-2stage-{digest.hexdigest()[:12]}"

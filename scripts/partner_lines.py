@@ -1,0 +1,80 @@
+"""How the rule for two readings at the two corners of one card reads labelled sets, at each reach and line.
+
+Each picture is read once without the rule (kiosk/vision/partners.py), the orientation of each reading's indices
+read once, and each (reach, sure) scored as `kiosk eval` scores: wrong readings, missed cards and 52-card showdowns
+read clean, against no rule. How the shipped values were chosen (model card, results, "Two corners of one card"):
+
+    .venv/bin/python scripts/partner_lines.py runs/sets/val2-4k runs/sets/kenney-val [more sets] \\
+        [--models models] [--reach 0.5 0.75 1.0 1.25] [--sure 0 0.9 0.95]
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+from pathlib import Path
+
+import cv2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from kiosk.errors import KioskError  # noqa: E402
+from kiosk.vision.evaluate import _scene_items, tally  # noqa: E402
+from kiosk.vision.partners import disagreeing_partners  # noqa: E402
+from kiosk.vision.prepare import prefer_full  # noqa: E402
+from kiosk.vision.reader import load_reader  # noqa: E402
+
+
+def read_set(reader, root: Path) -> list:
+    """[(scene, readings without the rule, {index box: orientation})] of the set's test split."""
+    blind = copy.copy(reader)
+    blind.partner_reach = 0.0
+    pictures = []
+    for path, scene in prefer_full(list(_scene_items(root, "test"))):
+        image = cv2.imread(str(path))
+        cards = blind.read_picture(image, source=str(path)).cards
+        boxes = [tuple(b) for c in cards for b in c.corners]
+        turns = reader.orientations(reader.classify(image, boxes, recheck=True)) if boxes else []
+        pictures.append((scene, cards, dict(zip(boxes, turns))))
+    return pictures
+
+
+def with_rule(pictures, reach: float, sure: float) -> list:
+    """[(scene, readings)] with the rule at `reach` and `sure` (reach 0: without it)."""
+    if not reach:
+        return [(scene, cards) for scene, cards, _ in pictures]
+    return [(scene, disagreeing_partners(cards, lambda boxes, t=turns: [t[b] for b in boxes], reach, sure)[0])
+            for scene, cards, turns in pictures]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("sets", nargs="+", type=Path, help="generated sets (their test split)")
+    ap.add_argument("--models", default="models")
+    ap.add_argument("--reach", nargs="+", type=float, default=[0.5, 0.75, 1.0, 1.25])
+    ap.add_argument("--sure", nargs="+", type=float, default=[0.0, 0.9, 0.95])
+    args = ap.parse_args(argv)
+    grid = [(r, s) for r in args.reach for s in args.sure]
+    try:
+        reader = load_reader(args.models)
+        print(f"reader {reader.model_version}: wrong readings / missed cards / clean full showdowns without the rule, "
+              "and the change at each reach/sure")
+        total = {key: [0, 0] for key in grid}
+        for root in args.sets:
+            pictures = read_set(reader, root)
+            base = tally(with_rule(pictures, 0.0, 0.0))
+            cells = []
+            for reach, sure in grid:
+                w, m, c = tally(with_rule(pictures, reach, sure))
+                total[reach, sure][0] += w - base[0]
+                total[reach, sure][1] += m - base[1]
+                cells.append(f"{reach}/{sure}: {w - base[0]:+d} wrong {m - base[1]:+d} missed {c} clean")
+            print(f"{root.name}: {base[0]} wrong, {base[1]} missed, {base[2]} clean | " + "; ".join(cells), flush=True)
+        print("all sets: " + "; ".join(f"{r}/{s}: {w:+d} wrong {m:+d} missed" for (r, s), (w, m) in total.items()))
+    except KioskError as err:
+        print(f"partner_lines: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
