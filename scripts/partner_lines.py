@@ -33,8 +33,7 @@ def read_set(reader, root: Path) -> list:
         image = cv2.imread(str(path))
         cards = blind.read_picture(image, source=str(path)).cards
         boxes = [tuple(b) for c in cards for b in c.corners]
-        turns = reader.orientations(reader.classify(image, boxes, recheck=True)) if boxes else []
-        pictures.append((scene, cards, dict(zip(boxes, turns))))
+        pictures.append((scene, cards, dict(zip(boxes, reader.orientations_at(image, boxes)))))
     return pictures
 
 

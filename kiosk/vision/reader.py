@@ -323,6 +323,10 @@ class CardReader:
             out.append((k, float(orient_probs[k] / max(orient_probs.sum(), 1e-9))))
         return out
 
+    def orientations_at(self, image: np.ndarray, boxes: list) -> list[tuple[int, float]]:
+        """The orientation of the index at each box, and how sure (a cut read as a doubtful one is)."""
+        return self.orientations(self.classify(image, boxes, recheck=True)) if boxes else []
+
     def corners_from(self, boxes_scores, probs: np.ndarray) -> list[Corner]:
         corners = []
         for (box, score), card_probs, (k, sure) in zip(boxes_scores, self.card_mass(probs), self.orientations(probs)):
@@ -390,8 +394,8 @@ class CardReader:
             cards, _ = vetoed(cards, partial(self._veto_background, image), self.veto_line, self.veto_spare)
             log(("veto", cards))
         if self.partner_reach:
-            orient_at = lambda boxes: self.orientations(self.classify(image, boxes, recheck=True))  # noqa: E731
-            cards, _ = disagreeing_partners(cards, orient_at, self.partner_reach, self.partner_sure)
+            cards, _ = disagreeing_partners(cards, partial(self.orientations_at, image), self.partner_reach,
+                                            self.partner_sure)
             log(("partners", cards))
         return replace(dets, cards=cards)
 
