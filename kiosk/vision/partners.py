@@ -46,7 +46,7 @@ def deck_offset(cards: Sequence[CardDetection], orient: dict[tuple, Orient]) -> 
     for c in cards:
         if len(c.corners) != 2:
             continue
-        (a, ka), (b, kb) = ((box, orient[box]) for box in c.corners)
+        (a, ka), (b, kb) = ((tuple(box), orient[tuple(box)]) for box in c.corners)
         if min(ka[1], kb[1]) >= ORIENT_SURE:
             seen += [offset(a, b, ka[0]), offset(b, a, kb[0])]
     if len(seen) < 2 * LEAST_PAIRS:
@@ -92,7 +92,7 @@ def disagreeing_partners(cards: Sequence[CardDetection], orient_at: Callable[[li
     out = set()
     for i, a in enumerate(single):
         for b in single[i + 1:]:
-            (ba,), (bb,) = a.corners, b.corners
+            ba, bb = tuple(a.corners[0]), tuple(b.corners[0])
             if a.card == b.card or not one_card(ba, orient[ba], bb, orient[bb], deck, reach):
                 continue
             weak, strong = sorted((a, b), key=lambda c: c.confidence)
