@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import copy
 import sys
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -22,6 +23,7 @@ from kiosk.vision.evaluate import _scene_items, tally  # noqa: E402
 from kiosk.vision.partners import disagreeing_partners  # noqa: E402
 from kiosk.vision.prepare import prefer_full  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
+from setting_table import print_changes  # noqa: E402
 
 
 def read_set(reader, root: Path) -> list:
@@ -57,18 +59,9 @@ def main(argv=None) -> int:
         reader = load_reader(args.models)
         print(f"reader {reader.model_version}: wrong readings / missed cards / clean full showdowns without the rule, "
               "and the change at each reach/sure")
-        total = {key: [0, 0] for key in grid}
-        for root in args.sets:
-            pictures = read_set(reader, root)
-            base = tally(with_rule(pictures, 0.0, 0.0))
-            cells = []
-            for reach, sure in grid:
-                w, m, c = tally(with_rule(pictures, reach, sure))
-                total[reach, sure][0] += w - base[0]
-                total[reach, sure][1] += m - base[1]
-                cells.append(f"{reach}/{sure}: {w - base[0]:+d} wrong {m - base[1]:+d} missed {c} clean")
-            print(f"{root.name}: {base[0]} wrong, {base[1]} missed, {base[2]} clean | " + "; ".join(cells), flush=True)
-        print("all sets: " + "; ".join(f"{r}/{s}: {w:+d} wrong {m:+d} missed" for (r, s), (w, m) in total.items()))
+        print_changes(args.sets, partial(read_set, reader),
+                      lambda pictures, key: tally(with_rule(pictures, *(key or (0.0, 0.0)))), grid,
+                      lambda key: f"{key[0]}/{key[1]}")
     except KioskError as err:
         print(f"partner_lines: {err}", file=sys.stderr)
         return 1

@@ -25,6 +25,7 @@ from kiosk.errors import KioskError  # noqa: E402
 from kiosk.vision.evaluate import _scene_items, tally as count  # noqa: E402
 from kiosk.vision.prepare import prefer_full  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
+from setting_table import print_changes  # noqa: E402
 
 
 def tally(pictures, line: float | None, spare: frozenset) -> tuple[int, int, int]:
@@ -58,18 +59,8 @@ def main(argv=None) -> int:
         blind.veto = None
         print(f"reader {reader.model_version}: wrong readings / missed cards / clean full showdowns, and the change "
               "at each line")
-        total = {line: [0, 0] for line in args.lines}
-        for root in args.sets:
-            pictures = read_set(reader, blind, root)
-            base = tally(pictures, None, reader.veto_spare)
-            cells = []
-            for line in args.lines:
-                w, m, c = tally(pictures, line, reader.veto_spare)
-                total[line][0] += w - base[0]
-                total[line][1] += m - base[1]
-                cells.append(f"{line}: {w - base[0]:+d} wrong {m - base[1]:+d} missed {c} clean")
-            print(f"{root.name}: {base[0]} wrong, {base[1]} missed, {base[2]} clean | " + "; ".join(cells), flush=True)
-        print("all sets: " + "; ".join(f"{line}: {w:+d} wrong {m:+d} missed" for line, (w, m) in total.items()))
+        print_changes(args.sets, lambda root: read_set(reader, blind, root),
+                      lambda pictures, line: tally(pictures, line, reader.veto_spare), args.lines)
     except KioskError as err:
         print(f"veto_lines: {err}", file=sys.stderr)
         return 1

@@ -67,9 +67,11 @@ def test_a_card_printed_with_two_indices_reads_as_one_card_not_two(readers, misp
     assert after - {"6h", "Qc"} == before - {"6h", "Qc"} == set(NAMES) - {"6h"}
 
 
-def test_partner_lines_reads_a_set_once_and_scores_the_rule_as_eval_does(readers, misprint, tmp_path, monkeypatch):
+def test_partner_lines_reads_a_set_once_and_scores_the_rule_as_eval_does(readers, misprint, tmp_path, monkeypatch,
+                                                                        capsys):
     """scripts/partner_lines.py on a set of the one misprint: without the rule one wrong reading (the Qc), none
-    missed; with the shipped values none wrong; a reach too short to join the two corners changes nothing."""
+    missed; with the shipped values none wrong; a reach too short to join the two corners changes nothing; the
+    printed table says so; a folder that is no set is a clear error, exit 1."""
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))
     import cv2
     import partner_lines
@@ -84,4 +86,10 @@ def test_partner_lines_reads_a_set_once_and_scores_the_rule_as_eval_does(readers
     assert tally(partner_lines.with_rule(pictures, 0.0, 0.0))[:2] == (1, 0)
     assert tally(partner_lines.with_rule(pictures, shipped.partner_reach, shipped.partner_sure))[:2] == (0, 0)
     assert tally(partner_lines.with_rule(pictures, 0.05, 0.0))[:2] == (1, 0)
+    assert partner_lines.main([str(tmp_path), "--reach", "0.75", "0.05", "--sure", "0.95"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[1] == f"{tmp_path.name}: 1 wrong, 0 missed, 0 clean | 0.75/0.95: -1 wrong +0 missed 0 clean; " \
+                       "0.05/0.95: +0 wrong +0 missed 0 clean"
+    assert table[2] == "all sets: 0.75/0.95: -1 wrong +0 missed; 0.05/0.95: +0 wrong +0 missed"
     assert partner_lines.main([str(tmp_path / "none")]) == 1
+    assert "no scenes/test/" in capsys.readouterr().err
