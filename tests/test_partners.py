@@ -27,7 +27,7 @@ def test_the_shipped_reader_drops_a_disagreeing_partner_and_is_another_version_w
     shipped, plain = readers
     meta = json.loads((MODELS / "reader.json").read_text())["partners"]
     assert (shipped.partner_reach, shipped.partner_sure) == (meta["reach"], meta["sure"])
-    assert 0 < shipped.partner_reach < 1.0 < 1.3  # under the small-index decks' nearest neighbour (merge.py)
+    assert 0 < shipped.partner_reach < 1.15  # under validation's nearest two right readings of two cards
     assert plain.partner_reach == 0.0 and plain.model_version != shipped.model_version
 
 
