@@ -355,7 +355,8 @@ class CardReader:
         (`context`: kiosk.vision.context), and only the readings sure
         enough to report (`report_confidence`, or with `one_deck_report` each card at most once
         and readings from that confidence: kiosk.vision.one_deck), less those the background veto
-        calls background (`veto`: kiosk.vision.veto). `stages`, when given, collects
+        calls background (`veto`: kiosk.vision.veto) and the less sure of two read at the two corners
+        of one card (`partners`: kiosk.vision.partners). `stages`, when given, collects
         (stage, readings) after each of them (scripts/reader_stage_losses.py)."""
         image = _as_bgr(image_bgr, source)
         log = stages.append if stages is not None else (lambda _: None)
