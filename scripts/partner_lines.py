@@ -15,15 +15,12 @@ import sys
 from functools import partial
 from pathlib import Path
 
-import cv2
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kiosk.errors import KioskError  # noqa: E402
-from kiosk.vision.evaluate import _scene_items, tally  # noqa: E402
+from kiosk.vision.evaluate import tally  # noqa: E402
 from kiosk.vision.partners import disagreeing_partners  # noqa: E402
-from kiosk.vision.prepare import prefer_full  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
-from setting_table import print_changes  # noqa: E402
+from setting_table import print_changes, read_pictures  # noqa: E402
 
 
 def read_set(reader, root: Path) -> list:
@@ -31,9 +28,7 @@ def read_set(reader, root: Path) -> list:
     blind = copy.copy(reader)
     blind.partner_reach = 0.0
     pictures = []
-    for path, scene in prefer_full(list(_scene_items(root, "test"))):
-        image = cv2.imread(str(path))
-        cards = blind.read_picture(image, source=str(path)).cards
+    for scene, image, cards in read_pictures(blind, root):
         boxes = [tuple(b) for c in cards for b in c.corners]
         pictures.append((scene, cards, dict(zip(boxes, reader.orientations_at(image, boxes)))))
     return pictures

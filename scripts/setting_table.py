@@ -1,9 +1,22 @@
-"""The table scripts/veto_lines.py and scripts/partner_lines.py print: each set read once, then scored without the
-rule and at each of its settings (wrong readings, missed cards, clean full showdowns), and the change over all sets."""
+"""What scripts/veto_lines.py and scripts/partner_lines.py share: a set's pictures read once, and the table they
+print: each set scored without the rule and at each of its settings (wrong readings, missed cards, clean full
+showdowns), and the change over all sets. Imported after the script has put the repository on sys.path."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+
+import cv2
+
+from kiosk.vision.evaluate import _scene_items
+from kiosk.vision.prepare import prefer_full
+
+
+def read_pictures(reader, root: Path) -> Iterator[tuple]:
+    """(scene, image, readings) of each picture of the set's test split, read by `reader` as a single picture."""
+    for path, scene in prefer_full(list(_scene_items(root, "test"))):
+        image = cv2.imread(str(path))
+        yield scene, image, reader.read_picture(image, source=str(path)).cards
 
 
 def print_changes(sets: Iterable[Path], read: Callable[[Path], list], score: Callable[[list, object], tuple],

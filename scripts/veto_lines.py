@@ -18,14 +18,11 @@ import copy
 import sys
 from pathlib import Path
 
-import cv2
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kiosk.errors import KioskError  # noqa: E402
-from kiosk.vision.evaluate import _scene_items, tally as count  # noqa: E402
-from kiosk.vision.prepare import prefer_full  # noqa: E402
+from kiosk.vision.evaluate import tally as count  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
-from setting_table import print_changes  # noqa: E402
+from setting_table import print_changes, read_pictures  # noqa: E402
 
 
 def tally(pictures, line: float | None, spare: frozenset) -> tuple[int, int, int]:
@@ -36,9 +33,7 @@ def tally(pictures, line: float | None, spare: frozenset) -> tuple[int, int, int
 
 def read_set(reader, blind, root: Path) -> list:
     pictures = []
-    for path, scene in prefer_full(list(_scene_items(root, "test"))):
-        image = cv2.imread(str(path))
-        cards = blind.read_picture(image, source=str(path)).cards
+    for scene, image, cards in read_pictures(blind, root):
         boxes = [c.corners or (c.box,) for c in cards]
         share = iter(reader._veto_background(image, [b for group in boxes for b in group]))
         pictures.append((scene, [(c, min(float(next(share)) for _ in group)) for c, group in zip(cards, boxes)]))
