@@ -1,9 +1,9 @@
 """Where the card reader loses the right readings it made: a labelled set read stage by stage.
 
 `read_picture` reads a single picture in stages (the first read, the turned look, the context check, settling
-one deck, the background veto: kiosk.vision.reader). A right reading lost at a stage and not named right at the end is counted for
-that stage; each is listed with its picture and card. The first read's own rules (report lines, small indices,
-twins) are not split up: `scripts/reader_miss_causes.py` says which cards no cut of the classifier read.
+one deck, the background veto, two corners of one card: kiosk.vision.reader). A right reading lost at a stage and
+not named right at the end is counted for that stage; each is listed with its picture and card. The first read's
+own rules (report lines, small indices, twins) are not split up: `scripts/reader_miss_causes.py` says which cards no cut of the classifier read.
 
     .venv/bin/python scripts/reader_stage_losses.py runs/sets/backs7-val-4k [more sets] [--models M]
 """
