@@ -1,9 +1,9 @@
 """How the background veto's line reads labelled sets: each picture read once without the veto, then every line.
 
-The reader's single-picture readings are taken without its veto (kiosk/vision/veto.py), the veto reads each reading's
-corners once, and each line (a reading dropped where the veto gives the background at least the line at every
-corner; jokers spared) is scored as `kiosk eval` scores: wrong readings, missed cards and 52-card showdowns read
-clean, against no veto. How the shipped line was chosen (model card, results, "The background veto"):
+The reader's single-picture readings are taken without its veto (kiosk/vision/veto.py) and its last rule (two corners
+of one card, kiosk/vision/partners.py), the veto reads each reading's corners once, and each line (a reading dropped
+where the veto gives the background at least the line at every corner; jokers spared; then that last rule) is scored
+as `kiosk eval` scores: wrong readings, missed cards and 52-card showdowns read clean, against no veto. How the shipped line was chosen (model card, results, "The background veto"):
 
     .venv/bin/python scripts/veto_lines.py runs/sets/backs9-val-4k runs/sets/backs9-pile-val-4k [more sets] \\
         [--models models] [--lines 0.9 0.8 0.7 0.6 0.5]
@@ -21,22 +21,36 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kiosk.errors import KioskError  # noqa: E402
 from kiosk.vision.evaluate import tally as count  # noqa: E402
+from kiosk.vision.partners import disagreeing_partners  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
 from setting_table import print_changes, read_pictures  # noqa: E402
 
 
-def tally(pictures, line: float | None, spare: frozenset) -> tuple[int, int, int]:
-    """(wrong, missed, clean full showdowns) of `pictures` [(scene, [(reading, least background share)])]."""
-    return count((scene, [c for c, bg in readings if line is None or str(c.card) in spare or bg < line])
-                 for scene, readings in pictures)
+def tally(pictures, line: float | None, spare: frozenset, partners: tuple[float, float] | None = None
+          ) -> tuple[int, int, int]:
+    """(wrong, missed, clean full showdowns) of `pictures` [(scene, [(reading, least background share)], orientations)];
+    `partners` (reach, sure): the two-corners rule (kiosk/vision/partners.py) after the line, as the reader applies it."""
+    def kept(readings, orient):
+        cards = [c for c, bg in readings if line is None or str(c.card) in spare or bg < line]
+        if partners:
+            cards = list(disagreeing_partners(cards, lambda boxes: [orient[b] for b in boxes], *partners)[0])
+        return cards
+
+    return count((scene, kept(readings, orient)) for scene, readings, orient in pictures)
 
 
 def read_set(reader, blind, root: Path) -> list:
+    """Each picture of the set read by `blind` (the reader without its veto and its partners rule): its readings with
+    their least background share, and the orientation of each index the partners rule could ask of."""
     pictures = []
     for scene, image, cards in read_pictures(blind, root):
         boxes = [c.corners or (c.box,) for c in cards]
         share = iter(reader._veto_background(image, [b for group in boxes for b in group]))
-        pictures.append((scene, [(c, min(float(next(share)) for _ in group)) for c, group in zip(cards, boxes)]))
+        readings = [(c, min(float(next(share)) for _ in group)) for c, group in zip(cards, boxes)]
+        orient = {tuple(b): t for c in cards if len(c.turns) == len(c.corners) for b, t in zip(c.corners, c.turns)}
+        unknown = [tuple(b) for c in cards for b in c.corners if tuple(b) not in orient]
+        orient.update(zip(unknown, reader.orientations_at(image, unknown)))
+        pictures.append((scene, readings, orient))
     return pictures
 
 
@@ -51,11 +65,12 @@ def main(argv=None) -> int:
         if reader.veto is None:
             raise KioskError(f"{args.models}: this reader has no background veto (reader.json 'veto')")
         blind = copy.copy(reader)
-        blind.veto = None
+        blind.veto, blind.partner_reach = None, 0.0
+        partners = (reader.partner_reach, reader.partner_sure) if reader.partner_reach else None
         print(f"reader {reader.model_version}: wrong readings / missed cards / clean full showdowns, and the change "
               "at each line")
         print_changes(args.sets, lambda root: read_set(reader, blind, root),
-                      lambda pictures, line: tally(pictures, line, reader.veto_spare), args.lines)
+                      lambda pictures, line: tally(pictures, line, reader.veto_spare, partners), args.lines)
     except KioskError as err:
         print(f"veto_lines: {err}", file=sys.stderr)
         return 1

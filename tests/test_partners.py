@@ -93,3 +93,48 @@ def test_partner_lines_reads_a_set_once_and_scores_the_rule_as_eval_does(readers
     assert table[2] == "all sets: 0.75/0.95: -1 wrong +0 missed; 0.05/0.95: +0 wrong +0 missed"
     assert partner_lines.main([str(tmp_path / "none")]) == 1
     assert "no scenes/test/" in capsys.readouterr().err
+
+
+def test_the_rule_asks_the_classifier_only_of_readings_without_their_corners_turns(readers, misprint, monkeypatch):
+    """The merge hands each reading its corners' orientations (CardDetection.turns), so the rule classifies no index
+    again (it did, ~35 ms a picture); a reading the turned look made (no quarter turn) is classified as before."""
+    shipped, _ = readers
+    asked = []
+    classify_turns = shipped.orientations_at
+    monkeypatch.setattr(shipped, "orientations_at", lambda image, boxes: asked.append(boxes) or classify_turns(image, boxes))
+    cards = shipped.read_picture(misprint.image).cards
+    assert len(cards) == len(NAMES) and all(len(c.turns) == len(c.corners) for c in cards)
+    # every card lies upright: its top left index stands, the bottom right one is turned half round
+    top_left = [min(zip(c.corners, c.turns), key=lambda bt: bt[0][0] + bt[0][1])[1][0] for c in cards]
+    assert top_left == [0] * len(NAMES) and sorted(k for c in cards for k, _ in c.turns) == [0] * 8 + [2] * 7
+    assert min(sure for c in cards for _, sure in c.turns) > 0.9
+    assert asked == []
+    turned = replace(cards[0], turns=())
+    shipped_rule = (shipped.partner_reach, shipped.partner_sure)
+    from kiosk.vision.partners import disagreeing_partners
+
+    disagreeing_partners([turned, *cards[1:]], lambda boxes: asked.append(boxes) or [(0, 1.0)] * len(boxes), *shipped_rule)
+    assert asked == [[tuple(b) for b in turned.corners]]
+
+
+def test_veto_lines_applies_the_rule_after_the_veto_as_the_reader_does(readers, misprint, tmp_path, monkeypatch):
+    """scripts/veto_lines.py reads the set without the veto and without this rule, and scores each line with the rule
+    after it: the misprint's Qc is gone at every line as in the reader's own reading, and there without the rule."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))
+    import copy
+
+    import cv2
+    import veto_lines
+
+    (tmp_path / "images" / "test").mkdir(parents=True)
+    (tmp_path / "scenes" / "test").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "images" / "test" / "m.png"), misprint.image)
+    (tmp_path / "scenes" / "test" / "m.json").write_text(json.dumps({**misprint.scene, "image": "m.png"}))
+    shipped, _ = readers
+    blind = copy.copy(shipped)
+    blind.veto, blind.partner_reach = None, 0.0
+    pictures = veto_lines.read_set(shipped, blind, tmp_path)
+    rule = (shipped.partner_reach, shipped.partner_sure)
+    assert veto_lines.tally(pictures, None, shipped.veto_spare)[:2] == (1, 0)
+    assert veto_lines.tally(pictures, None, shipped.veto_spare, rule)[:2] == (0, 0)
+    assert veto_lines.tally(pictures, shipped.veto_line, shipped.veto_spare, rule)[:2] == (0, 0)

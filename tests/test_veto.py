@@ -159,7 +159,7 @@ def test_veto_lines_scores_each_line_as_eval_does_and_refuses_a_reader_without_a
     shot = render_random("showdown", "kenney", seed=4242, size=(1920, 1080))
     cards = reader.read_picture(shot.image).cards
     shares = [0.9 if i % 2 else 0.1 for i in range(len(cards))]
-    pictures = [(shot.scene, list(zip(cards, shares)))]
+    pictures = [(shot.scene, list(zip(cards, shares)), {})]
     wrong, missed, _ = veto_lines.tally(pictures, None, frozenset())
     _, missed_at_half, _ = veto_lines.tally(pictures, 0.5, frozenset())
     _, missed_above_all, _ = veto_lines.tally(pictures, 0.95, frozenset())

@@ -25,6 +25,9 @@ class CardDetection:
     # The runner-up reading of this card and its confidence, when the reader has one;
     # the stabiliser uses it to resolve duplicates from confidences.
     alternatives: tuple[tuple[Card, float], ...] = ()
+    # Each corner's orientation (quarter turns) and how sure the classifier was of it, beside `corners`,
+    # where the reading came from the merge (empty where a rule made the reading from boxes alone).
+    turns: tuple[tuple[int, float], ...] = ()
 
     @property
     def center(self) -> tuple[float, float]:
@@ -42,18 +45,20 @@ class CardDetection:
         """Everything the table stages use, for a file of readings (`from_record` reads it back)."""
         return {**self.to_json(), "confidence": float(self.confidence), "box": [float(v) for v in self.box],
                 "corners": [[float(v) for v in b] for b in self.corners],
-                "alternatives": [[str(c), float(p)] for c, p in self.alternatives]}
+                "alternatives": [[str(c), float(p)] for c, p in self.alternatives],
+                "turns": [[int(k), float(p)] for k, p in self.turns]}
 
     @staticmethod
     def from_record(d: dict) -> CardDetection:
         """
-        >>> c = CardDetection(parse_card("Th"), 0.7, (1, 2, 3, 4), ((1, 2, 2, 3),), ((parse_card("6h"), 0.2),))
+        >>> c = CardDetection(parse_card("Th"), 0.7, (1, 2, 3, 4), ((1, 2, 2, 3),), ((parse_card("6h"), 0.2),), ((2, 0.9),))
         >>> CardDetection.from_record(c.to_record()) == c
         True
         """
         return CardDetection(parse_card(d["card"]), d["confidence"], tuple(d["box"]),
                              tuple(tuple(b) for b in d.get("corners", ())),
-                             tuple((parse_card(c), p) for c, p in d.get("alternatives", ())))
+                             tuple((parse_card(c), p) for c, p in d.get("alternatives", ())),
+                             tuple((int(k), float(p)) for k, p in d.get("turns", ())))
 
 
 @dataclass(frozen=True, slots=True)

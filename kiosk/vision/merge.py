@@ -228,6 +228,7 @@ def merge_corners(corners: list[Corner], image_size: tuple[int, int], n_alternat
                 box=clip_box(box, width, height),
                 corners=tuple(tuple(float(v) for v in m.box) for m in members),
                 alternatives=alternatives,
+                turns=tuple((int(m.orient), float(m.orient_conf)) for m in members),
             )
         )
     out.sort(key=lambda d: -d.confidence)

@@ -66,7 +66,8 @@ def one_card(a: tuple, ka: Orient, b: tuple, kb: Orient, deck: tuple[float, floa
 
 def disagreeing_partners(cards: Sequence[CardDetection], orient_at: Callable[[list], list[Orient]], reach: float,
                          sure: float) -> tuple[tuple[CardDetection, ...], tuple[CardDetection, ...]]:
-    """(kept, dropped): `orient_at(boxes)` gives each index box's orientation and how sure it is.
+    """(kept, dropped). Each index's orientation and how sure it is: the reading's `turns`, or where it has
+    none (a rule made it from boxes alone), `orient_at(boxes)`.
 
     >>> from kiosk.cards import parse_card
     >>> def card(name, conf, *corners): return CardDetection(parse_card(name), conf, corners[0], corners=corners)
@@ -82,9 +83,18 @@ def disagreeing_partners(cards: Sequence[CardDetection], orient_at: Callable[[li
     ['5h']
     >>> len(disagreeing_partners(both + [card("6h", 0.9, (200, 0, 210, 20)), five], at, 0.75, 0.95)[1])  # both in doubt
     0
+    >>> # a reading's own turns stand: here `at` says the 5h stands upright, the 5h's turns say half round
+    >>> upright = lambda boxes: [(turns.get(b, 0) if b != five.corners[0] else 0, 0.95) for b in boxes]
+    >>> five_turned = CardDetection(five.card, 0.62, five.box, five.corners, turns=((2, 0.99),))
+    >>> [len(disagreeing_partners(both + [six, f], upright, 0.75, 0.95)[1]) for f in (five, five_turned)]
+    [0, 1]
     """
-    boxes = [tuple(b) for c in cards if len(c.corners) in (1, 2) for b in c.corners]
-    orient = dict(zip(boxes, orient_at(boxes))) if boxes else {}
+    orient = {}
+    for c in cards:
+        if len(c.corners) in (1, 2) and len(c.turns) == len(c.corners):
+            orient.update(zip((tuple(b) for b in c.corners), c.turns))
+    unknown = [tuple(b) for c in cards if len(c.corners) in (1, 2) for b in c.corners if tuple(b) not in orient]
+    orient.update(zip(unknown, orient_at(unknown)) if unknown else ())
     deck = deck_offset(cards, orient)
     if deck is None:
         return tuple(cards), ()

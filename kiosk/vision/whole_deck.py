@@ -130,4 +130,6 @@ def without_index(reading: CardDetection, k: int, mass: np.ndarray) -> CardDetec
     if len(rest) > 1:  # the merge's box was clipped to the frame; stay inside it
         x1, y1, x2, y2 = reading.box
         box = (max(box[0], x1), max(box[1], y1), min(box[2], x2), min(box[3], y2))
-    return replace(reading, confidence=round(conf, 4), box=box, corners=tuple(tuple(float(v) for v in b) for b in rest))
+    turns = tuple(t for j, t in enumerate(reading.turns) if j != k) if reading.turns else ()
+    return replace(reading, confidence=round(conf, 4), box=box, corners=tuple(tuple(float(v) for v in b) for b in rest),
+                   turns=turns)
