@@ -67,19 +67,25 @@ def test_a_card_printed_with_two_indices_reads_as_one_card_not_two(readers, misp
     assert after - {"6h", "Qc"} == before - {"6h", "Qc"} == set(NAMES) - {"6h"}
 
 
+def _one_picture_set(root: Path, shot) -> None:
+    """A labelled set (its test split) of the one rendered picture."""
+    import cv2
+
+    (root / "images" / "test").mkdir(parents=True)
+    (root / "scenes" / "test").mkdir(parents=True)
+    cv2.imwrite(str(root / "images" / "test" / "m.png"), shot.image)
+    (root / "scenes" / "test" / "m.json").write_text(json.dumps({**shot.scene, "image": "m.png"}))
+
+
 def test_partner_lines_reads_a_set_once_and_scores_the_rule_as_eval_does(readers, misprint, tmp_path, monkeypatch,
                                                                         capsys):
     """scripts/partner_lines.py on a set of the one misprint: without the rule one wrong reading (the Qc), none
     missed; with the shipped values none wrong; a reach too short to join the two corners changes nothing; the
     printed table says so; a folder that is no set is a clear error, exit 1."""
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))
-    import cv2
     import partner_lines
 
-    (tmp_path / "images" / "test").mkdir(parents=True)
-    (tmp_path / "scenes" / "test").mkdir(parents=True)
-    cv2.imwrite(str(tmp_path / "images" / "test" / "m.png"), misprint.image)
-    (tmp_path / "scenes" / "test" / "m.json").write_text(json.dumps({**misprint.scene, "image": "m.png"}))
+    _one_picture_set(tmp_path, misprint)
     shipped, _ = readers
     pictures = partner_lines.read_set(shipped, tmp_path)
     tally = partner_lines.tally
@@ -123,13 +129,9 @@ def test_veto_lines_applies_the_rule_after_the_veto_as_the_reader_does(readers, 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))
     import copy
 
-    import cv2
     import veto_lines
 
-    (tmp_path / "images" / "test").mkdir(parents=True)
-    (tmp_path / "scenes" / "test").mkdir(parents=True)
-    cv2.imwrite(str(tmp_path / "images" / "test" / "m.png"), misprint.image)
-    (tmp_path / "scenes" / "test" / "m.json").write_text(json.dumps({**misprint.scene, "image": "m.png"}))
+    _one_picture_set(tmp_path, misprint)
     shipped, _ = readers
     blind = copy.copy(shipped)
     blind.veto, blind.partner_reach = None, 0.0
