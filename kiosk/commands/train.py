@@ -165,7 +165,7 @@ def run(args) -> int:
         if args.crops is None:
             print(f"[train] cutting classifier crops from {data} ...", flush=True)
         if args.mine:  # never with --crops (_check_crops)
-            from kiosk.vision.reader import load_index_finder
+            from kiosk.vision.finder import load_index_finder
 
             det_dir = out if "detector" in cfg.stages else (cfg.resume_from or out)
             det_pt = det_dir / f"{training.DETECTOR}.pt"

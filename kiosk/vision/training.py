@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kiosk.errors import KioskError
 from kiosk.vision.backends import cpu_threads
-from kiosk.vision.reader import DET_INPUT  # the size the detector is exported for: the size it reads at
+from kiosk.vision.finder import DET_INPUT  # the size the detector is exported for: the size it reads at
 
 # No hub access on the kiosk or in CI: never let ultralytics try the network.
 os.environ.setdefault("YOLO_OFFLINE", "1")

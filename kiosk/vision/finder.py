@@ -1,0 +1,110 @@
+"""Stage 1 of the card reader: corner-index boxes in frame pixels (kiosk.vision.reader reads them; also used alone
+to mine training crops)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from kiosk.vision.backends import open_runner
+from kiosk.vision.closer import card_groups, found_again_or_sure, not_found_again, pack
+from kiosk.vision.geometry import clip_box
+
+MAX_UPSCALE = 1.0  # indices in small pictures are already as large as training saw them
+# (h, w) the detector reads a frame at: a 1080p frame at full size. At 2/3 (736x1280) it was 30 ms
+# faster but lost the narrow index strips of tight fans (rendered hands: 29 of 60 exact, 37 at full size).
+DET_INPUT = (1088, 1920)
+
+
+class IndexFinder:
+    """Stage 1: corner-index boxes in frame pixels (also used alone to mine training crops)."""
+
+    def __init__(self, det_runner, input_hw=DET_INPUT, conf_threshold: float = 0.1, nms_iou: float = 0.5):
+        self._det = det_runner
+        self.input_hw = tuple(input_hw)
+        self.conf_threshold = conf_threshold
+        self.nms_iou = nms_iou
+
+    def find_indices(self, image: np.ndarray, region: tuple[int, int, int, int]) -> list[tuple[tuple, float]]:
+        """Index boxes (frame pixels) and detector scores inside `region`."""
+        x0, y0, x1, y1 = region
+        patch = image[y0:y1, x0:x1]
+        ph, pw = patch.shape[:2]
+        turned = ph > pw  # read portrait pictures on their side: more pixels per index
+        if turned:
+            patch = cv2.rotate(patch, cv2.ROTATE_90_CLOCKWISE)
+        h, w = patch.shape[:2]
+        in_h, in_w = self.input_hw
+        r = min(in_w / w, in_h / h, MAX_UPSCALE)
+        nw, nh = max(1, round(w * r)), max(1, round(h * r))
+        if (nw, nh) == (w, h):
+            resized = patch
+        else:
+            resized = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+        canvas = np.full((in_h, in_w, 3), 114, dtype=np.uint8)
+        canvas[:nh, :nw] = resized
+        out = []
+        for (rx1, ry1, rx2, ry2), score in self._detect(canvas):
+            bx1, by1, bx2, by2 = rx1 / r, ry1 / r, rx2 / r, ry2 / r
+            if turned:  # undo the clockwise quarter turn: (x', y') = (ph - y, x)
+                bx1, by1, bx2, by2 = by1, ph - bx2, by2, ph - bx1
+            box = (
+                max(0.0, bx1) + x0,
+                max(0.0, by1) + y0,
+                min(float(pw), bx2) + x0,
+                min(float(ph), by2) + y0,
+            )
+            if box[2] - box[0] >= 2 and box[3] - box[1] >= 2:
+                out.append((box, score))
+        return out
+
+    def _detect(self, canvas: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
+        """Index boxes (x1, y1, x2, y2 on the detector's input) and scores, after NMS."""
+        pred = self._det(canvas[None])[0]  # (4 + 1, anchors): cx, cy, w, h, score
+        scores = pred[4]
+        keep = scores >= self.conf_threshold
+        if not keep.any():
+            return []
+        cx, cy, bw, bh = pred[0][keep], pred[1][keep], pred[2][keep], pred[3][keep]
+        scores = scores[keep]
+        rects = [[float(a - c / 2), float(b - d / 2), float(c), float(d)] for a, b, c, d in zip(cx, cy, bw, bh)]
+        idx = cv2.dnn.NMSBoxes(rects, scores.astype(float).tolist(), self.conf_threshold, self.nms_iou)
+        return [((rects[i][0], rects[i][1], rects[i][0] + rects[i][2], rects[i][1] + rects[i][3]), float(scores[i]))
+                for i in np.asarray(idx).reshape(-1)]
+
+    def find_closer(self, image: np.ndarray, found: list[tuple[tuple, float]], zoom: float) -> list[tuple[tuple, float]]:
+        """The indices a closer look finds: the groups of `found` (an earlier search's) read again
+        at `zoom` side by side on one detector input (kiosk.vision.closer), with those of `found`
+        not found again; `found` itself where the groups do not fit."""
+        h, w = image.shape[:2]
+        regions = [(float(int(a)), float(int(b)), float(int(np.ceil(c))), float(int(np.ceil(d))))
+                   for a, b, c, d in card_groups([b for b, _ in found], (w, h))]
+        # the largest zoom, down by tenths, at which the groups fit one input
+        placed = next(filter(None, (pack(regions, zoom - 0.1 * k, self.input_hw)
+                                    for k in range(round((zoom - 1.0) / 0.1)))), None)
+        if not placed:
+            return found
+        in_h, in_w = self.input_hw
+        canvas = np.full((in_h, in_w, 3), 114, dtype=np.uint8)
+        for p in placed:
+            x1, y1, x2, y2 = (int(v) for v in p.region)
+            cut = image[y1:y2, x1:x2]
+            if p.turned:
+                cut = cv2.rotate(cut, cv2.ROTATE_90_CLOCKWISE)
+            (ax, ay), (bw, bh) = p.at, p.size
+            big = cv2.resize(cut, (bw, bh), interpolation=cv2.INTER_LINEAR)
+            bh, bw = min(bh, in_h - ay), min(bw, in_w - ax)
+            canvas[ay:ay + bh, ax:ax + bw] = big[:bh, :bw]
+        closer = []
+        for box, score in self._detect(canvas):
+            p = next((p for p in placed if p.holds(box)), None)
+            if p is not None:
+                closer.append((clip_box(p.to_frame(box), w, h), score))
+        closer = found_again_or_sure(closer, found)
+        return closer + not_found_again(found, closer)
+
+
+def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=DET_INPUT) -> IndexFinder:
+    return IndexFinder(open_runner(backend, Path(weights)), input_hw)
