@@ -3,7 +3,8 @@
 The reader's single-picture readings are taken without its veto (kiosk/vision/veto.py) and its last rule (two corners
 of one card, kiosk/vision/partners.py), the veto reads each reading's corners once, and each line (a reading dropped
 where the veto gives the background at least the line at every corner; jokers spared; then that last rule) is scored
-as `kiosk eval` scores: wrong readings, missed cards and 52-card showdowns read clean, against no veto. How the shipped line was chosen (model card, results, "The background veto"):
+as `kiosk eval` scores: wrong readings, missed cards and 52-card showdowns read clean, against no veto. How the
+shipped line was chosen (model card, results, "The background veto"):
 
     .venv/bin/python scripts/veto_lines.py runs/sets/backs9-val-4k runs/sets/backs9-pile-val-4k [more sets] \\
         [--models models] [--lines 0.9 0.8 0.7 0.6 0.5]
@@ -16,12 +17,13 @@ from __future__ import annotations
 import argparse
 import copy
 import sys
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kiosk.errors import KioskError  # noqa: E402
 from kiosk.vision.evaluate import tally as count  # noqa: E402
-from kiosk.vision.partners import disagreeing_partners  # noqa: E402
+from kiosk.vision.partners import disagreeing_partners, index_turns  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
 from setting_table import print_changes, read_pictures  # noqa: E402
 
@@ -29,7 +31,8 @@ from setting_table import print_changes, read_pictures  # noqa: E402
 def tally(pictures, line: float | None, spare: frozenset, partners: tuple[float, float] | None = None
           ) -> tuple[int, int, int]:
     """(wrong, missed, clean full showdowns) of `pictures` [(scene, [(reading, least background share)], orientations)];
-    `partners` (reach, sure): the two-corners rule (kiosk/vision/partners.py) after the line, as the reader applies it."""
+    `partners` (reach, sure): the two-corners rule (kiosk/vision/partners.py) after the line, as the reader applies
+    it."""
     def kept(readings, orient):
         cards = [c for c, bg in readings if line is None or str(c.card) in spare or bg < line]
         if partners:
@@ -47,10 +50,7 @@ def read_set(reader, blind, root: Path) -> list:
         boxes = [c.corners or (c.box,) for c in cards]
         share = iter(reader._veto_background(image, [b for group in boxes for b in group]))
         readings = [(c, min(float(next(share)) for _ in group)) for c, group in zip(cards, boxes)]
-        orient = {tuple(b): t for c in cards if len(c.turns) == len(c.corners) for b, t in zip(c.corners, c.turns)}
-        unknown = [tuple(b) for c in cards for b in c.corners if tuple(b) not in orient]
-        orient.update(zip(unknown, reader.orientations_at(image, unknown)))
-        pictures.append((scene, readings, orient))
+        pictures.append((scene, readings, index_turns(cards, partial(reader.orientations_at, image))))
     return pictures
 
 

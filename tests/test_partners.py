@@ -107,7 +107,8 @@ def test_the_rule_asks_the_classifier_only_of_readings_without_their_corners_tur
     shipped, _ = readers
     asked = []
     classify_turns = shipped.orientations_at
-    monkeypatch.setattr(shipped, "orientations_at", lambda image, boxes: asked.append(boxes) or classify_turns(image, boxes))
+    monkeypatch.setattr(shipped, "orientations_at",
+                        lambda image, boxes: asked.append(boxes) or classify_turns(image, boxes))
     cards = shipped.read_picture(misprint.image).cards
     assert len(cards) == len(NAMES) and all(len(c.turns) == len(c.corners) for c in cards)
     # every card lies upright: its top left index stands, the bottom right one is turned half round
@@ -119,7 +120,8 @@ def test_the_rule_asks_the_classifier_only_of_readings_without_their_corners_tur
     shipped_rule = (shipped.partner_reach, shipped.partner_sure)
     from kiosk.vision.partners import disagreeing_partners
 
-    disagreeing_partners([turned, *cards[1:]], lambda boxes: asked.append(boxes) or [(0, 1.0)] * len(boxes), *shipped_rule)
+    disagreeing_partners([turned, *cards[1:]], lambda boxes: asked.append(boxes) or [(0, 1.0)] * len(boxes),
+                         *shipped_rule)
     assert asked == [[tuple(b) for b in turned.corners]]
 
 

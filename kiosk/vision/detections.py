@@ -51,7 +51,8 @@ class CardDetection:
     @staticmethod
     def from_record(d: dict) -> CardDetection:
         """
-        >>> c = CardDetection(parse_card("Th"), 0.7, (1, 2, 3, 4), ((1, 2, 2, 3),), ((parse_card("6h"), 0.2),), ((2, 0.9),))
+        >>> c = CardDetection(parse_card("Th"), 0.7, (1, 2, 3, 4), ((1, 2, 2, 3),), ((parse_card("6h"), 0.2),),
+        ...                   ((2, 0.9),))
         >>> CardDetection.from_record(c.to_record()) == c
         True
         """

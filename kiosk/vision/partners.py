@@ -64,10 +64,21 @@ def one_card(a: tuple, ka: Orient, b: tuple, kb: Orient, deck: tuple[float, floa
     return max(math.dist(offset(a, b, ka[0]), deck), math.dist(offset(b, a, kb[0]), deck)) < reach
 
 
+def index_turns(cards: Sequence[CardDetection], orient_at: Callable[[list], list[Orient]]) -> dict[tuple, Orient]:
+    """Each index box of the readings of one or two indices: its orientation and how sure, the reading's `turns`, or
+    where it has none (a rule made it from boxes alone), `orient_at(boxes)`."""
+    orient = {}
+    for c in cards:
+        if len(c.corners) in (1, 2) and len(c.turns) == len(c.corners):
+            orient.update(zip((tuple(b) for b in c.corners), c.turns))
+    unknown = [tuple(b) for c in cards if len(c.corners) in (1, 2) for b in c.corners if tuple(b) not in orient]
+    orient.update(zip(unknown, orient_at(unknown)) if unknown else ())
+    return orient
+
+
 def disagreeing_partners(cards: Sequence[CardDetection], orient_at: Callable[[list], list[Orient]], reach: float,
                          sure: float) -> tuple[tuple[CardDetection, ...], tuple[CardDetection, ...]]:
-    """(kept, dropped). Each index's orientation and how sure it is: the reading's `turns`, or where it has
-    none (a rule made it from boxes alone), `orient_at(boxes)`.
+    """(kept, dropped); each index's orientation as `index_turns` gives it.
 
     >>> from kiosk.cards import parse_card
     >>> def card(name, conf, *corners): return CardDetection(parse_card(name), conf, corners[0], corners=corners)
@@ -89,12 +100,7 @@ def disagreeing_partners(cards: Sequence[CardDetection], orient_at: Callable[[li
     >>> [len(disagreeing_partners(both + [six, f], upright, 0.75, 0.95)[1]) for f in (five, five_turned)]
     [0, 1]
     """
-    orient = {}
-    for c in cards:
-        if len(c.corners) in (1, 2) and len(c.turns) == len(c.corners):
-            orient.update(zip((tuple(b) for b in c.corners), c.turns))
-    unknown = [tuple(b) for c in cards if len(c.corners) in (1, 2) for b in c.corners if tuple(b) not in orient]
-    orient.update(zip(unknown, orient_at(unknown)) if unknown else ())
+    orient = index_turns(cards, orient_at)
     deck = deck_offset(cards, orient)
     if deck is None:
         return tuple(cards), ()

@@ -117,11 +117,12 @@ def without_index(reading: CardDetection, k: int, mass: np.ndarray) -> CardDetec
     where two or more), the confidence no more than the least of what they read the card alone.
 
     >>> from kiosk.cards import parse_card as c
-    >>> ts = CardDetection(c("Ts"), 0.99, (0, 0, 100, 60), ((0, 0, 16, 30), (84, 30, 100, 60)))
+    >>> ts = CardDetection(c("Ts"), 0.99, (0, 0, 100, 60), ((0, 0, 16, 30), (84, 30, 100, 60)),
+    ...                    turns=((0, 1.0), (2, 0.9)))
     >>> m = np.zeros((2, len(CLASS_NAMES))); m[1, CLASS_NAMES.index("Ts")] = 0.97
     >>> d = without_index(ts, 0, m)
-    >>> (str(d.card), d.confidence, d.box, d.corners)
-    ('Ts', 0.97, (84.0, 30.0, 100.0, 60.0), ((84.0, 30.0, 100.0, 60.0),))
+    >>> (str(d.card), d.confidence, d.box, d.corners, d.turns)
+    ('Ts', 0.97, (84.0, 30.0, 100.0, 60.0), ((84.0, 30.0, 100.0, 60.0),), ((2, 0.9),))
     """
     rest = [b for j, b in enumerate(reading.corners) if j != k]
     column = CLASS_NAMES.index(str(reading.card))
@@ -130,6 +131,5 @@ def without_index(reading: CardDetection, k: int, mass: np.ndarray) -> CardDetec
     if len(rest) > 1:  # the merge's box was clipped to the frame; stay inside it
         x1, y1, x2, y2 = reading.box
         box = (max(box[0], x1), max(box[1], y1), min(box[2], x2), min(box[3], y2))
-    turns = tuple(t for j, t in enumerate(reading.turns) if j != k) if reading.turns else ()
     return replace(reading, confidence=round(conf, 4), box=box, corners=tuple(tuple(float(v) for v in b) for b in rest),
-                   turns=turns)
+                   turns=tuple(t for j, t in enumerate(reading.turns) if j != k))
