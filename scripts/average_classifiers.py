@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kiosk.vision import training  # noqa: E402
-from kiosk.vision.reader import READER_JSON  # noqa: E402
+from kiosk.vision.model_folder import READER_JSON  # noqa: E402
 
 
 def average_state(base: dict, other: dict, weight: float) -> dict:

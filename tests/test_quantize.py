@@ -74,7 +74,8 @@ def test_quantize_writes_an_int8_backend_that_reads_a_showdown(tmp_path, showdow
     """The recipe itself, on a few calibration frames: the new backend loads, is the same reading as
     FP32 on nearly every cut, and the FP32 models are untouched."""
     from kiosk.vision.quantize import agreement, quantize_reader
-    from kiosk.vision.reader import load_reader, read_meta
+    from kiosk.vision.model_folder import read_meta
+    from kiosk.vision.reader import load_reader
 
     folder = tmp_path / "reader"
     shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*int8*", "figures"))

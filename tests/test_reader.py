@@ -335,44 +335,45 @@ def test_model_version_changes_with_how_the_weights_are_read():
     another turned look (or what it may add, or from which line), another closer look, another filter for shrinking cuts, another rule for nested finds, small indices (at the frame's border too), twins or
     faint partners, or another report line or deck rule for single pictures (the whole deck's unclaimed finds too) reads
     differently, so it is another version."""
-    from kiosk.vision.reader import _model_version, read_meta
+    from kiosk.vision.model_folder import model_version, read_meta
 
     meta = read_meta(MODELS)
-    same = _model_version(MODELS, json.loads(json.dumps(meta)))
-    turned = _model_version(MODELS, {**meta, "classify_turns": int(meta.get("classify_turns", 1)) + 1})
-    bigger = _model_version(MODELS, {**meta, "detector": {**meta["detector"], "input": [2176, 3840]}})
-    probing = _model_version(MODELS, {**meta, "probe_gaps": not meta.get("probe_gaps", False)})
-    rechecking = _model_version(MODELS, {**meta, "recheck_zooms": [1.3], "recheck_below": 0.5})
-    looking = _model_version(MODELS, {**meta, "turned_look": 30.0})
-    sure_turns = _model_version(MODELS, {**meta, "turned_look": 45.0, "turned_sure": not meta.get("turned_sure", False)})
-    turned_line = _model_version(MODELS, {**meta, "turned_look": 45.0, "turned_report": 0.8 if meta.get("turned_report") != 0.8 else 0.9})
-    closer = _model_version(MODELS, {**meta, "closer_zoom": 2.0})
-    surer = _model_version(MODELS, {**meta, "closer_zoom": 1.5, "closer_report_confidence": 0.95})
-    shrinking = _model_version(MODELS, {**meta, "shrink_area": not meta.get("shrink_area", False)})
-    nesting = _model_version(MODELS, {**meta, "drop_nested": 0.0 if meta.get("drop_nested") else 0.5})
-    scaling = _model_version(MODELS, {**meta, "small_index": 0.0 if meta.get("small_index") else 0.5})
-    twins = _model_version(MODELS, {**meta, "twin_reach": 0.0 if meta.get("twin_reach") else 1.0})
-    faint = _model_version(MODELS, {**meta, "faint_partners": 0.0 if meta.get("faint_partners") else 0.9})
-    edge = _model_version(MODELS, {**meta, "small_index": 0.5, "small_index_edge": not meta.get("small_index_edge", False)})
-    reporting = _model_version(MODELS, {**meta, "report_confidence": 0.7 if meta.get("report_confidence") != 0.7 else 0.5})
-    one_deck = _model_version(MODELS, {**meta, "one_deck_report": None if meta.get("one_deck_report") is not None else 0.4})
-    whole_deck = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "whole_deck_left": 9})
-    unread = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "one_deck_unread": 0.05 if meta.get("one_deck_unread") != 0.05 else 0.2})
-    unclaimed = _model_version(MODELS, {**meta, "one_deck_report": 0.5, "unclaimed": {"left": 7, "least": 0.5}})
-    assert same == _model_version(MODELS, meta)
+    same = model_version(MODELS, json.loads(json.dumps(meta)))
+    turned = model_version(MODELS, {**meta, "classify_turns": int(meta.get("classify_turns", 1)) + 1})
+    bigger = model_version(MODELS, {**meta, "detector": {**meta["detector"], "input": [2176, 3840]}})
+    probing = model_version(MODELS, {**meta, "probe_gaps": not meta.get("probe_gaps", False)})
+    rechecking = model_version(MODELS, {**meta, "recheck_zooms": [1.3], "recheck_below": 0.5})
+    looking = model_version(MODELS, {**meta, "turned_look": 30.0})
+    sure_turns = model_version(MODELS, {**meta, "turned_look": 45.0, "turned_sure": not meta.get("turned_sure", False)})
+    turned_line = model_version(MODELS, {**meta, "turned_look": 45.0, "turned_report": 0.8 if meta.get("turned_report") != 0.8 else 0.9})
+    closer = model_version(MODELS, {**meta, "closer_zoom": 2.0})
+    surer = model_version(MODELS, {**meta, "closer_zoom": 1.5, "closer_report_confidence": 0.95})
+    shrinking = model_version(MODELS, {**meta, "shrink_area": not meta.get("shrink_area", False)})
+    nesting = model_version(MODELS, {**meta, "drop_nested": 0.0 if meta.get("drop_nested") else 0.5})
+    scaling = model_version(MODELS, {**meta, "small_index": 0.0 if meta.get("small_index") else 0.5})
+    twins = model_version(MODELS, {**meta, "twin_reach": 0.0 if meta.get("twin_reach") else 1.0})
+    faint = model_version(MODELS, {**meta, "faint_partners": 0.0 if meta.get("faint_partners") else 0.9})
+    edge = model_version(MODELS, {**meta, "small_index": 0.5, "small_index_edge": not meta.get("small_index_edge", False)})
+    reporting = model_version(MODELS, {**meta, "report_confidence": 0.7 if meta.get("report_confidence") != 0.7 else 0.5})
+    one_deck = model_version(MODELS, {**meta, "one_deck_report": None if meta.get("one_deck_report") is not None else 0.4})
+    whole_deck = model_version(MODELS, {**meta, "one_deck_report": 0.5, "whole_deck_left": 9})
+    unread = model_version(MODELS, {**meta, "one_deck_report": 0.5, "one_deck_unread": 0.05 if meta.get("one_deck_unread") != 0.05 else 0.2})
+    unclaimed = model_version(MODELS, {**meta, "one_deck_report": 0.5, "unclaimed": {"left": 7, "least": 0.5}})
+    assert same == model_version(MODELS, meta)
     versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins,
                 faint, edge, sure_turns, turned_line, reporting, one_deck, whole_deck, unread, unclaimed}
     assert len(versions) == 21
 
 
 def test_a_reader_for_many_decks_is_the_version_without_the_one_deck_rule():
-    from kiosk.vision.reader import _model_version, load_reader, read_meta
+    from kiosk.vision.model_folder import model_version, read_meta
+    from kiosk.vision.reader import load_reader
 
     meta = read_meta(MODELS)
     assert meta.get("one_deck_report") is not None
     many = load_reader(MODELS, many_decks=True)
     assert many.one_deck_report is None
-    assert many.model_version == _model_version(MODELS, {k: v for k, v in meta.items() if k != "one_deck_report"}, many.backend)
+    assert many.model_version == model_version(MODELS, {k: v for k, v in meta.items() if k != "one_deck_report"}, many.backend)
     assert many.model_version != load_reader(MODELS).model_version
 
 

@@ -87,7 +87,7 @@ def test_a_reading_keeps_the_indices_left_and_no_more_confidence_than_they_read(
 def test_the_shipped_rule_and_its_name():
     """docs/detector.md, `unclaimed`: chosen on validation (the largest `left` adding no wrong reading there; an
     index a neighbour's reading took given back, `misjoined`, 4 more right and none wrong there)."""
-    from kiosk.vision.reader import _model_version, read_meta
+    from kiosk.vision.model_folder import model_version, read_meta
 
     meta = read_meta(MODELS)
     assert json.loads((MODELS / "reader.json").read_text())["unclaimed"] == {
@@ -95,7 +95,7 @@ def test_the_shipped_rule_and_its_name():
     off = {k: v for k, v in meta.items() if k != "unclaimed"}
     wider = {**meta, "unclaimed": {**meta["unclaimed"], "left": 16}}
     kept = {**meta, "unclaimed": {**meta["unclaimed"], "misjoined": False}}
-    assert len({_model_version(MODELS, m) for m in (meta, off, wider, kept)}) == 4
+    assert len({model_version(MODELS, m) for m in (meta, off, wider, kept)}) == 4
 
 
 @pytest.mark.slow

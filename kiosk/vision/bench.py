@@ -57,7 +57,7 @@ def _frames(args) -> list[np.ndarray]:
 def _model_dir_for(model_dir: Path, backend: str) -> Path:
     """A folder holding the reader in `backend`'s format, exporting it if the folder lacks it."""
     from kiosk.vision.backends import INT8
-    from kiosk.vision.reader import available_backends, read_meta
+    from kiosk.vision.model_folder import available_backends, model_version, read_meta
     from kiosk.vision.training import CLASSIFIER, DETECTOR, export_model
 
     meta = read_meta(model_dir)
@@ -65,9 +65,7 @@ def _model_dir_for(model_dir: Path, backend: str) -> Path:
         return model_dir
     if backend == INT8:
         raise KioskError(f"{model_dir}: no INT8 models here (make them with 'kiosk quantize --models {model_dir}')")
-    from kiosk.vision.reader import _model_version
-
-    cache = Path("runs") / "reader-exports" / _model_version(model_dir, meta)
+    cache = Path("runs") / "reader-exports" / model_version(model_dir, meta)
     if not (cache / "reader.json").is_file():
         print(f"exporting the reader to {backend} into {cache} ...", flush=True)
         cache.mkdir(parents=True, exist_ok=True)
@@ -96,7 +94,8 @@ def _model_dir_for(model_dir: Path, backend: str) -> Path:
 def run(args) -> int:
     os.environ["KIOSK_THREADS"] = str(args.threads)
     from kiosk.vision.backends import INT8
-    from kiosk.vision.reader import load_reader, read_meta
+    from kiosk.vision.model_folder import read_meta
+    from kiosk.vision.reader import load_reader
 
     model_dir = Path(args.model_dir)
     meta = read_meta(model_dir)

@@ -81,7 +81,8 @@ def quantize_reader(model_dir: Path, parts=DEFAULT_PARTS, frames: int = 48, seed
     import nncf
     import openvino as ov
 
-    from kiosk.vision.reader import READER_JSON, load_reader, read_meta
+    from kiosk.vision.model_folder import READER_JSON, read_meta
+    from kiosk.vision.reader import load_reader
 
     model_dir = Path(model_dir)
     meta = read_meta(model_dir)

@@ -14,8 +14,6 @@ Then the two indices of one card are merged by geometry (merge.py).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from dataclasses import replace
 from functools import partial
@@ -27,13 +25,15 @@ import numpy as np
 from kiosk.cards import CLASS_NAMES
 from kiosk.deck_assignment import NO_CARD
 from kiosk.errors import KioskError
-from kiosk.vision.backends import BACKENDS, INT8, open_runner
+from kiosk.vision.backends import BACKENDS, open_runner
 from kiosk.vision.detections import Detections
 from kiosk.vision.finder import IndexFinder
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
 from kiosk.vision.context import CONTEXT_PAD, CONTEXT_SIZE, ContextCheck
 from kiosk.vision.geometry import centre_inside_any, square_crop
 from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
+from kiosk.vision.model_folder import (READER_JSON, available_backends, context_opener, model_version, read_meta,
+                                      veto_opener)
 from kiosk.vision.one_deck import each_card_once, report_floor
 from kiosk.vision.partners import disagreeing_partners
 from kiosk.vision.scale import drop_small
@@ -42,7 +42,6 @@ from kiosk.vision.veto import vetoed
 from kiosk.vision.whole_deck import cards_left, misjoined, read_left, unclaimed_finds, without_index
 from kiosk.vision.still import AS_FOUND, StillIndices
 
-READER_JSON = "reader.json"
 CLS_BATCH = 64
 
 
@@ -132,7 +131,7 @@ class CardReader:
         self.partner_reach = float((meta.get("partners") or {}).get("reach", 0.0))
         self.partner_sure = float((meta.get("partners") or {}).get("sure", 1.0))
         self._build_class_maps(meta["classifier"]["names"])
-        self.model_version = _model_version(self.model_dir, meta, backend)
+        self.model_version = model_version(self.model_dir, meta, backend)
 
     @property
     def context(self) -> ContextCheck | None:
@@ -475,90 +474,6 @@ def _clip_roi(r, w, h):
     return (max(0, x1), max(0, y1), min(w, x2), min(h, y2))
 
 
-def _model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
-    digest = hashlib.sha256()
-    for key in ("detector", "classifier"):
-        pt = model_dir / meta[key]["files"]["pytorch"]
-        digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
-        if backend == INT8:  # quantized weights read differently from the FP32 ones
-            for part in sorted((model_dir / meta[key]["files"][INT8]).glob("*.bin")):
-                digest.update(part.read_bytes())
-    # How the weights are read changes the readings as much as the weights do.
-    reading = {k: meta.get(k) for k in ("det_conf", "det_iou", "bg_threshold", "min_confidence", "classify_turns")}
-    if meta.get("report_confidence", 0.6) != 0.6:  # hashed since it left 0.6, so older versions keep their names
-        reading["report_confidence"] = meta["report_confidence"]
-    if meta.get("probe_gaps"):
-        reading["probe_gaps"] = True
-    if meta.get("recheck_zooms"):
-        reading["recheck"] = [meta["recheck_zooms"], meta.get("recheck_below", 0.0)]
-    if meta.get("turned_look"):
-        reading["turned_look"] = meta["turned_look"]
-        if meta.get("turned_sure"):
-            reading["turned_sure"] = True
-        if meta.get("turned_report"):
-            reading["turned_report"] = meta["turned_report"]
-    if meta.get("closer_zoom"):
-        reading["closer"] = [meta["closer_zoom"], meta.get("closer_report_confidence", 0.0)]
-    if meta.get("shrink_area"):
-        reading["shrink_area"] = True
-    if meta.get("drop_nested"):
-        reading["drop_nested"] = meta["drop_nested"]
-    if meta.get("small_index"):
-        reading["small_index"] = meta["small_index"]
-    if meta.get("twin_reach"):
-        reading["twin_reach"] = meta["twin_reach"]
-    if meta.get("faint_partners"):
-        reading["faint_partners"] = meta["faint_partners"]
-    if meta.get("small_index_edge") and meta.get("small_index"):
-        reading["small_index_edge"] = True
-    if meta.get("one_deck_report") is not None:
-        reading["one_deck_report"] = meta["one_deck_report"]
-        if meta.get("whole_deck_left"):
-            reading["whole_deck_left"] = meta["whole_deck_left"]
-        if meta.get("one_deck_unread", NO_CARD) != NO_CARD:
-            reading["one_deck_unread"] = meta["one_deck_unread"]
-        if meta.get("unclaimed"):
-            reading["unclaimed"] = meta["unclaimed"]
-    if meta.get("context"):
-        reading["context"] = [meta["context"].get(k) for k in ("drop", "pad", "imgsz")]
-        if meta["context"].get("trust") and meta.get("one_deck_report") is not None:  # it weighs in settling a deck
-            reading["context"].append("trust")
-        pt = model_dir / (meta["context"].get("files") or {}).get("pytorch", "-")
-        digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
-    if meta.get("veto"):
-        reading["veto"] = [meta["veto"].get("bg"), sorted(meta["veto"].get("spare", ()))]
-        pt = model_dir / (meta["veto"].get("files") or {}).get("pytorch", "-")
-        digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
-    if meta.get("partners"):
-        reading["partners"] = [meta["partners"].get("reach"), meta["partners"].get("sure")]
-    reading["input"] = meta["detector"].get("input")
-    digest.update(json.dumps(reading, sort_keys=True).encode())
-    return f"cards-2stage-{digest.hexdigest()[:12]}"
-
-
-def read_meta(model_dir: Path) -> dict:
-    path = Path(model_dir) / READER_JSON
-    if not path.is_file():
-        raise KioskError(
-            f"{model_dir}: no trained card reader here (missing {READER_JSON}); "
-            "train one with 'kiosk train' or use the committed models/ folder"
-        )
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as err:
-        raise KioskError(f"{path}: unreadable ({err})") from err
-
-
-def available_backends(model_dir: Path, meta: dict) -> list[str]:
-    out = []
-    for backend in BACKENDS:
-        det = meta["detector"]["files"].get(backend)
-        cls = meta["classifier"]["files"].get(backend)
-        if det and cls and (Path(model_dir) / det).exists() and (Path(model_dir) / cls).exists():
-            out.append(backend)
-    return out
-
-
 def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_decks: bool = False) -> CardReader:
     """Open the committed reader; `backend="auto"` takes the fastest committed export.
     `many_decks`: single pictures may show a card twice (the one-deck rule off, kiosk.vision.one_deck)."""
@@ -580,28 +495,3 @@ def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_de
     cls = open_runner(backend, model_dir / meta["classifier"]["files"][backend])
     return CardReader(model_dir, backend, det, cls, meta, context_opener(model_dir, meta, backend),
                       veto_opener(model_dir, meta, backend))
-
-
-def veto_opener(model_dir: Path, meta: dict, backend: str):
-    """What opens the background veto's network (None without one): in `backend`'s format where it has that
-    export, else PyTorch's (it reads single pictures only). Looked for now, as the context check's is."""
-    files = (meta.get("veto") or {}).get("files")
-    if not files:
-        return None
-    for kind in dict.fromkeys((backend, "pytorch")):
-        if files.get(kind) and (model_dir / files[kind]).exists():
-            return partial(open_runner, kind, model_dir / files[kind])
-    raise KioskError(f"{model_dir}: the background veto's weights are missing ({READER_JSON} 'veto': {files})")
-
-
-def context_opener(model_dir: Path, meta: dict, backend: str):
-    """What opens the context check's network (None without one): in `backend`'s format where it has that
-    export, else OpenVINO's or PyTorch's (it reads single pictures only, so its format costs little). Its
-    file is looked for now, so a reader without it fails to load rather than on its first picture."""
-    files = (meta.get("context") or {}).get("files")
-    if not files:
-        return None
-    for kind in dict.fromkeys(("openvino" if backend == INT8 else backend, "openvino", "pytorch")):
-        if files.get(kind) and (model_dir / files[kind]).exists():
-            return partial(open_runner, kind, model_dir / files[kind])
-    raise KioskError(f"{model_dir}: the context check's weights are missing ({READER_JSON} 'context': {files})")

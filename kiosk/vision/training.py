@@ -17,6 +17,7 @@ from pathlib import Path
 
 from kiosk.errors import KioskError
 from kiosk.vision.backends import cpu_threads
+from kiosk.vision.model_folder import READER_JSON
 from kiosk.vision.finder import DET_INPUT  # the size the detector is exported for: the size it reads at
 
 # No hub access on the kiosk or in CI: never let ultralytics try the network.
@@ -24,7 +25,6 @@ os.environ.setdefault("YOLO_OFFLINE", "1")
 
 DETECTOR = "index-detector"
 CLASSIFIER = "index-classifier"
-READER_JSON = "reader.json"
 
 
 @dataclass
