@@ -102,7 +102,9 @@ def test_the_shipped_rule_and_its_name():
 def test_a_rendered_showdown_reads_cards_only_the_whole_deck_finds():
     """A kenney showdown (a validation design; kenney-val's te000024, rendered again from its seed) whose
     settled readings name all but 10 cards: six of them (0.33-0.48 on an Intel Xeon; the INT8 kernels of other CPUs
-    may read a coin-toss card otherwise) are read at indices no reading claimed, all right. One, the Tc, lies where
+    may read a coin-toss card otherwise) are read at indices no reading claimed, all right. Since the suit look one
+    of them is the 8s (0.54): its first reading, turned to clubs by the look, lost the 8c to the real one in the
+    settling, and the classifier's own reading of its index comes back among the cards left. One, the Tc, lies where
     the next card covers most of its rank, which since 2026-12-06 is not labelled (`RANK_VISIBLE_MIN`): read right
     there, it is no error (`unlabelled right`), as `kiosk eval` scores it."""
     from kiosk.synth.scenes import render_random
@@ -117,7 +119,7 @@ def test_a_rendered_showdown_reads_cards_only_the_whole_deck_finds():
     assert names[-4:] == ["one_deck", "unclaimed", "veto", "partners"]
     assert stages[-1][1] == stages[-2][1] == stages[-3][1]  # the veto and the partners' rule drop none of them
     added = [c for c in cards if c not in stages[-4][1]]
-    assert len(added) >= 4 and all(c.confidence < reader.one_deck_report for c in added)
+    assert len(added) >= 4 and sum(c.confidence < reader.one_deck_report for c in added) >= len(added) - 1
     labels = scene.scene
     _, _, right, confusions, missed, extra, unlabelled_right = score_scene(labels, added)
     assert len(right) + unlabelled_right == len(added) and not confusions and not extra

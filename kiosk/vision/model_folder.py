@@ -73,6 +73,10 @@ def model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["veto"] = [meta["veto"].get("bg"), sorted(meta["veto"].get("spare", ()))]
         pt = model_dir / (meta["veto"].get("files") or {}).get("pytorch", "-")
         digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
+    if meta.get("suit_look"):
+        reading["suit_look"] = [meta["suit_look"].get("weight", 1.0), meta["suit_look"].get("sharpen", True)]
+        pt = model_dir / (meta["suit_look"].get("files") or {}).get("pytorch", "-")
+        digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
     if meta.get("partners"):
         reading["partners"] = [meta["partners"].get("reach"), meta["partners"].get("sure")]
     reading["input"] = meta["detector"].get("input")
@@ -106,23 +110,28 @@ def available_backends(model_dir: Path, meta: dict) -> list[str]:
 def veto_opener(model_dir: Path, meta: dict, backend: str):
     """What opens the background veto's network (None without one): in `backend`'s format where it has that
     export, else PyTorch's (it reads single pictures only). Looked for now, as the context check's is."""
-    files = (meta.get("veto") or {}).get("files")
-    if not files:
-        return None
-    for kind in dict.fromkeys((backend, "pytorch")):
-        if files.get(kind) and (model_dir / files[kind]).exists():
-            return partial(open_runner, kind, model_dir / files[kind])
-    raise KioskError(f"{model_dir}: the background veto's weights are missing ({READER_JSON} 'veto': {files})")
+    return _opener(model_dir, meta, "veto", (backend, "pytorch"), "the background veto")
 
 
 def context_opener(model_dir: Path, meta: dict, backend: str):
     """What opens the context check's network (None without one): in `backend`'s format where it has that
     export, else OpenVINO's or PyTorch's (it reads single pictures only, so its format costs little). Its
     file is looked for now, so a reader without it fails to load rather than on its first picture."""
-    files = (meta.get("context") or {}).get("files")
+    return _opener(model_dir, meta, "context", ("openvino" if backend == INT8 else backend, "openvino", "pytorch"),
+                   "the context check")
+
+
+def suit_look_opener(model_dir: Path, meta: dict, backend: str):
+    """What opens the suit look's network (None without one; kiosk.vision.suit_look): in `backend`'s format,
+    else OpenVINO's or PyTorch's. It reads camera frames too, so a fast format matters."""
+    return _opener(model_dir, meta, "suit_look", (backend, "openvino", "pytorch"), "the suit look")
+
+
+def _opener(model_dir: Path, meta: dict, key: str, kinds: tuple, what: str):
+    files = (meta.get(key) or {}).get("files")
     if not files:
         return None
-    for kind in dict.fromkeys(("openvino" if backend == INT8 else backend, "openvino", "pytorch")):
+    for kind in dict.fromkeys(kinds):
         if files.get(kind) and (model_dir / files[kind]).exists():
             return partial(open_runner, kind, model_dir / files[kind])
-    raise KioskError(f"{model_dir}: the context check's weights are missing ({READER_JSON} 'context': {files})")
+    raise KioskError(f"{model_dir}: {what}'s weights are missing ({READER_JSON} '{key}': {files})")

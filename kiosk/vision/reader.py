@@ -33,7 +33,7 @@ from kiosk.vision.context import CONTEXT_PAD, CONTEXT_SIZE, ContextCheck
 from kiosk.vision.geometry import centre_inside_any, square_crop
 from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
 from kiosk.vision.model_folder import (READER_JSON, available_backends, context_opener, model_version, read_meta,
-                                      veto_opener)
+                                      suit_look_opener, veto_opener)
 from kiosk.vision.one_deck import each_card_once, report_floor
 from kiosk.vision.partners import disagreeing_partners
 from kiosk.vision.scale import drop_small
@@ -41,15 +41,17 @@ from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth
 from kiosk.vision.veto import vetoed
 from kiosk.vision.whole_deck import cards_left, misjoined, read_left, unclaimed_finds, without_index
 from kiosk.vision.still import AS_FOUND, StillIndices
+from kiosk.vision.suit_look import black_mass, share_black_suits
 
 CLS_BATCH = 64
+SUIT_LOOK_FROM = 0.05  # an index's clubs + spades share from which the suit look reads it
 
 
 class CardReader:
     takes_still = True  # read() accepts a pipeline's StillIndices
 
     def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict, open_context=None,
-                 open_veto=None):
+                 open_veto=None, suit_look=None):
         self.model_dir = Path(model_dir)
         self.backend = backend
         self._cls = cls_runner
@@ -130,6 +132,12 @@ class CardReader:
         # is sure (kiosk.vision.partners); single pictures only. 0: never.
         self.partner_reach = float((meta.get("partners") or {}).get("reach", 0.0))
         self.partner_sure = float((meta.get("partners") or {}).get("sure", 1.0))
+        # Each index read as clubs or spades in part is looked at again, turned upright, by a network that
+        # tells the two apart only (kiosk.vision.suit_look); None: not.
+        self.suit_look = suit_look
+        self.suit_weight = float((meta.get("suit_look") or {}).get("weight", 1.0))
+        self.suit_sharpen = bool((meta.get("suit_look") or {}).get("sharpen", True))
+        self.suit_clubs = list((meta.get("suit_look") or {}).get("names", ["c", "s"])).index("c")
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = model_version(self.model_dir, meta, backend)
 
@@ -238,13 +246,32 @@ class CardReader:
             corners.append(Corner(box, score, card_probs, k, sure))
         return corners
 
+    def _look_at_suits(self, image: np.ndarray, corners: list[Corner], cut=AS_FOUND) -> list[Corner]:
+        """`corners`, each read in part as clubs or spades with its two suits' shares weighed again by the suit
+        look (kiosk.vision.suit_look) on its cut turned upright."""
+        if self.suit_look is None or not corners:
+            return corners
+        black = np.flatnonzero(black_mass(np.stack([c.card_probs for c in corners])) >= SUIT_LOOK_FROM)
+        if not black.size:
+            return corners
+        shift, zoom = cut
+        cuts = np.stack([np.rot90(square_crop(image, corners[i].box, self.cls_size, shift=shift, zoom=zoom,
+                                              shrink_area=self.shrink_area), corners[i].orient) for i in black])
+        looks = np.concatenate([self.suit_look(cuts[i : i + CLS_BATCH]) for i in range(0, len(cuts), CLS_BATCH)])
+        shared = share_black_suits(np.stack([corners[i].card_probs for i in black]), looks[:, self.suit_clubs],
+                                   self.suit_weight, self.suit_sharpen)
+        out = list(corners)
+        for row, i in enumerate(black):
+            out[i] = replace(corners[i], card_probs=shared[row])
+        return out
+
     def read_gaps(self, image: np.ndarray, corners: list[Corner], rois=None, recheck: bool = False) -> list[Corner]:
         """Corners read in the gaps of fanned rows (only where the classifier sees a card of the row's orientation)."""
         places = [(box, k) for box, k in gap_boxes(corners) if rois is None or centre_inside_any(box, rois)]
         if not places:
             return []
         probs = self.classify(image, [box for box, _ in places], recheck)
-        found = self.corners_from([(box, PROBE_SCORE) for box, _ in places], probs)
+        found = self._look_at_suits(image, self.corners_from([(box, PROBE_SCORE) for box, _ in places], probs))
         want = {tuple(box): k for box, k in places}
         return [c for c in found if c.orient == want[tuple(c.box)]]
 
@@ -437,7 +464,7 @@ class CardReader:
         """The cards read at the index boxes `found` (and in the gaps of their rows), and how many
         indices the gaps added."""
         probs = self.classify(image, [b for b, _ in found], recheck, cut)
-        corners = self.corners_from(found, probs)
+        corners = self._look_at_suits(image, self.corners_from(found, probs), cut)
         if self.drop_nested:
             corners = drop_nested(corners, self.drop_nested)
         probed = 0
@@ -493,5 +520,6 @@ def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_de
         raise KioskError(f"{model_dir}: no {backend} export of the reader here (have: {', '.join(have)})")
     det = open_runner(backend, model_dir / meta["detector"]["files"][backend])
     cls = open_runner(backend, model_dir / meta["classifier"]["files"][backend])
+    suit_look = suit_look_opener(model_dir, meta, backend)
     return CardReader(model_dir, backend, det, cls, meta, context_opener(model_dir, meta, backend),
-                      veto_opener(model_dir, meta, backend))
+                      veto_opener(model_dir, meta, backend), suit_look() if suit_look else None)
