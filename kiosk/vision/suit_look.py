@@ -2,8 +2,9 @@
 
 Clubs read as spades (and back) are the classifier's most common suit confusion on deck designs it never
 saw (models/MODEL_CARD.md, results, "The suit look"). The look answers one question only, so it
-is trained on the upright cuts of the black suits alone; its answer shares each rank's black mass anew
-(a product of the two opinions), and leaves every other card's share as the classifier read it.
+is trained on the upright cuts of the black suits alone. Where the product of its opinion and the classifier's
+prefers the other suit of the rank, the two suits' shares swap; every other card's share stays as the classifier
+read it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ def share_black_suits(card_probs: np.ndarray, p_clubs: np.ndarray, weight: float
                       ) -> np.ndarray:
     """Card probabilities (n, 53) with each rank's clubs + spades share split anew between the two suits:
     the classifier's split times the look's (`p_clubs`, its P(clubs) per row, to the power `weight`),
-    normalised so the rank keeps its black share. Red cards, the joker and the background are untouched.
+    normalised so the rank keeps its black share; with `sharpen` False (the shipped way) the two shares stay as read,
+    swapped where that product prefers the other suit, so no reading gets surer. Red cards, the joker and the
+    background are untouched.
 
     >>> p = np.zeros((1, len(CLASS_NAMES)))
     >>> p[0, CLASS_NAMES.index("Tc")], p[0, CLASS_NAMES.index("Ts")], p[0, CLASS_NAMES.index("Th")] = 0.3, 0.6, 0.1
