@@ -91,3 +91,20 @@ def test_quantize_writes_an_int8_backend_that_reads_a_showdown(tmp_path, showdow
     assert finds >= 30 and share >= 0.9, share
     seen = agreement(folder, frames=2)
     assert seen["cuts"] >= 30 and seen["best_card_differs"] <= 0.1 * seen["cuts"], seen
+
+
+@pytest.mark.slow
+def test_the_benchmark_exports_the_two_stages_and_reads_the_other_networks_where_they_lie(tmp_path, monkeypatch,
+                                                                                          capsys):
+    """`kiosk bench detector --backends onnx` exports the detector and the classifier into runs/reader-exports/;
+    the context check, the background veto and the suit look are not exported but read from the reader's folder,
+    so the exported reader loads and reads the frames."""
+    monkeypatch.chdir(tmp_path)
+    args = ["bench", "detector", "--models", str(MODELS), "--backends", "onnx", "--frames", "1", "--warmup", "0",
+            "--json"]
+    assert main(args) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [row["backend"] for row in rows] == ["onnx"]
+    exported = json.loads(next((tmp_path / "runs" / "reader-exports").glob("*/reader.json")).read_text())
+    for side in ("context", "veto", "suit_look"):
+        assert all(Path(f).is_absolute() and Path(f).exists() for f in exported[side]["files"].values()), side

@@ -10,6 +10,7 @@ fastest backend into the model folder's reader.json (what `load_reader(backend="
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -54,11 +55,14 @@ def _frames(args) -> list[np.ndarray]:
     return frames
 
 
+# The networks beside the two stages (reader.json keys): single pictures' context check and veto, the suit look.
+SIDE_NETWORKS = ("context", "veto", "suit_look")
+
+
 def _model_dir_for(model_dir: Path, backend: str) -> Path:
     """A folder holding the reader in `backend`'s format, exporting it if the folder lacks it."""
     from kiosk.vision.backends import INT8
     from kiosk.vision.model_folder import available_backends, model_version, read_meta
-    from kiosk.vision.training import CLASSIFIER, DETECTOR, export_model
 
     meta = read_meta(model_dir)
     if backend in available_backends(model_dir, meta):
@@ -67,28 +71,38 @@ def _model_dir_for(model_dir: Path, backend: str) -> Path:
         raise KioskError(f"{model_dir}: no INT8 models here (make them with 'kiosk quantize --models {model_dir}')")
     cache = Path("runs") / "reader-exports" / model_version(model_dir, meta)
     if not (cache / "reader.json").is_file():
-        print(f"exporting the reader to {backend} into {cache} ...", flush=True)
-        cache.mkdir(parents=True, exist_ok=True)
-        fmt = "onnx" if backend == "onnx" else "openvino"
-        det = export_model(model_dir / meta["detector"]["files"]["pytorch"], cache, DETECTOR, "detector", (fmt,),
-                           det_input=tuple(meta["detector"]["input"]))
-        cls = export_model(
-            model_dir / meta["classifier"]["files"]["pytorch"], cache, CLASSIFIER, "classifier", (fmt,),
-            int(meta["classifier"]["imgsz"]),
-        )
-        new = dict(meta)
-        new["detector"] = dict(meta["detector"], files=det)
-        new["classifier"] = dict(meta["classifier"], files=cls)
-        if meta.get("context"):  # not exported: read where it lies
-            new["context"] = dict(meta["context"], files={k: str((model_dir / v).resolve())
-                                                          for k, v in meta["context"]["files"].items()})
-        (cache / "reader.json").write_text(json.dumps(new, indent=2))
+        # On stderr, with ultralytics' export log: stdout is the table, or the JSON of --json.
+        print(f"exporting the reader to {backend} into {cache} ...", file=sys.stderr, flush=True)
+        with contextlib.redirect_stdout(sys.stderr):
+            _export(model_dir, meta, cache, backend)
     else:
         new = read_meta(cache)
         if backend not in available_backends(cache, new):
             shutil.rmtree(cache)
             return _model_dir_for(model_dir, backend)
     return cache
+
+
+def _export(model_dir: Path, meta: dict, cache: Path, backend: str) -> None:
+    """The reader's two stages exported to `backend` in `cache`, with a reader.json naming them."""
+    from kiosk.vision.training import CLASSIFIER, DETECTOR, export_model
+
+    cache.mkdir(parents=True, exist_ok=True)
+    fmt = "onnx" if backend == "onnx" else "openvino"
+    det = export_model(model_dir / meta["detector"]["files"]["pytorch"], cache, DETECTOR, "detector", (fmt,),
+                       det_input=tuple(meta["detector"]["input"]))
+    cls = export_model(
+        model_dir / meta["classifier"]["files"]["pytorch"], cache, CLASSIFIER, "classifier", (fmt,),
+        int(meta["classifier"]["imgsz"]),
+    )
+    new = dict(meta)
+    new["detector"] = dict(meta["detector"], files=det)
+    new["classifier"] = dict(meta["classifier"], files=cls)
+    for side in SIDE_NETWORKS:  # not exported: each read where it lies
+        if (meta.get(side) or {}).get("files"):
+            new[side] = dict(meta[side], files={k: str((model_dir / v).resolve())
+                                                for k, v in meta[side]["files"].items()})
+    (cache / "reader.json").write_text(json.dumps(new, indent=2))
 
 
 def run(args) -> int:
