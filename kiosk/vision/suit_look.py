@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiosk.cards import CLASS_NAMES
+from kiosk.cards import CLASS_NAMES, RANKS
 
-RANKS = "23456789TJQKA"
 CLUBS = np.array([CLASS_NAMES.index(f"{r}c") for r in RANKS])
 SPADES = np.array([CLASS_NAMES.index(f"{r}s") for r in RANKS])
 
@@ -46,7 +45,7 @@ def share_black_suits(card_probs: np.ndarray, p_clubs: np.ndarray, weight: float
     clubs, spades = out[:, CLUBS] * for_clubs, out[:, SPADES] * for_spades
     if not sharpen:  # the two suits' shares as read, swapped where the product prefers the other suit
         swap = (clubs > spades) != (out[:, CLUBS] > out[:, SPADES])
-        c, s = out[:, CLUBS].copy(), out[:, SPADES].copy()
+        c, s = out[:, CLUBS], out[:, SPADES]  # copies: indexed by arrays
         out[:, CLUBS], out[:, SPADES] = np.where(swap, s, c), np.where(swap, c, s)
         return out
     total = out[:, CLUBS] + out[:, SPADES]
