@@ -69,20 +69,26 @@ def test_the_look_tells_clubs_from_spades_on_a_design_the_reader_never_trained_o
             corners.append(Corner(box, 0.9, _probs(**{name: 0.42, other: 0.48})[0], k, 0.99))
             truth.append(name)
     assert len(corners) >= 10
-    looked = reader._look_at_suits(showdown.image, corners)
+    looked = reader._look_again(showdown.image, corners)
     right = sum(int(np.argmax(c.card_probs)) == CLASS_NAMES.index(t) for c, t in zip(looked, truth))
     assert right >= 0.9 * len(corners)
     # turned the wrong way, the cuts are not what the look was taught: it no longer sets them right
     wrong_way = [Corner(c.box, c.score, c.card_probs, (c.orient + 2) % 4, c.orient_conf) for c in corners]
-    turned = reader._look_at_suits(showdown.image, wrong_way)
+    turned = reader._look_again(showdown.image, wrong_way)
     assert sum(int(np.argmax(c.card_probs)) == CLASS_NAMES.index(t) for c, t in zip(turned, truth)) < right
 
 
-def test_a_red_reading_is_not_looked_at(reader, showdown):
+def test_a_red_reading_keeps_its_shares(reader, showdown):
     from kiosk.vision.merge import Corner
 
-    red = Corner((10.0, 10.0, 40.0, 60.0), 0.9, _probs(Th=0.9, Tc=0.02, Ts=0.02)[0], 0, 0.99)
-    assert reader._look_at_suits(showdown.image, [red])[0] is red
+    red = Corner((10.0, 10.0, 40.0, 60.0), 0.9, _probs(Th=0.9, Tc=0.01, Ts=0.03)[0], 0, 0.99)
+    look, cuts = reader.suit_look, []
+    reader.suit_look = lambda batch: cuts.append(len(batch)) or look(batch)  # counts what the suit look is given
+    try:
+        looked = reader._look_again(showdown.image, [red])[0]
+    finally:
+        reader.suit_look = look
+    assert cuts == [] and np.array_equal(looked.card_probs, red.card_probs)
 
 
 def test_a_reader_folder_whose_look_is_missing_fails_to_load_with_a_clear_error(tmp_path):

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from kiosk.errors import KioskError
+from kiosk.vision.model_folder import LOOKS
 
 
 def add_arguments(parser) -> None:
@@ -55,8 +56,8 @@ def _frames(args) -> list[np.ndarray]:
     return frames
 
 
-# The networks beside the two stages (reader.json keys): single pictures' context check and veto, the suit look.
-SIDE_NETWORKS = ("context", "veto", "suit_look")
+# The networks beside the two stages (reader.json keys): single pictures' context check and veto, the looks.
+SIDE_NETWORKS = ("context", "veto", *LOOKS)
 
 
 def _model_dir_for(model_dir: Path, backend: str) -> Path:

@@ -77,6 +77,10 @@ def model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
         reading["suit_look"] = [meta["suit_look"].get("weight", 1.0), meta["suit_look"].get("sharpen", True)]
         pt = model_dir / (meta["suit_look"].get("files") or {}).get("pytorch", "-")
         digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
+    if meta.get("rank_look"):
+        reading["rank_look"] = [meta["rank_look"].get("names"), meta["rank_look"].get("below")]
+        pt = model_dir / (meta["rank_look"].get("files") or {}).get("pytorch", "-")
+        digest.update(pt.read_bytes() if pt.is_file() else pt.name.encode())
     if meta.get("partners"):
         reading["partners"] = [meta["partners"].get("reach"), meta["partners"].get("sure")]
     reading["input"] = meta["detector"].get("input")
@@ -121,10 +125,14 @@ def context_opener(model_dir: Path, meta: dict, backend: str):
                    "the context check")
 
 
-def suit_look_opener(model_dir: Path, meta: dict, backend: str):
-    """What opens the suit look's network (None without one; kiosk.vision.suit_look): in `backend`'s format,
-    else OpenVINO's or PyTorch's. It reads camera frames too, so a fast format matters."""
-    return _opener(model_dir, meta, "suit_look", (backend, "openvino", "pytorch"), "the suit look")
+LOOKS = {"suit_look": "the suit look", "rank_look": "the rank look"}
+
+
+def look_opener(model_dir: Path, meta: dict, backend: str, key: str):
+    """What opens the network of a look (`key`: suit_look or rank_look; kiosk.vision.suit_look, rank_look), None
+    without one: in `backend`'s format, else OpenVINO's or PyTorch's. It reads camera frames too, so a fast format
+    matters."""
+    return _opener(model_dir, meta, key, (backend, "openvino", "pytorch"), LOOKS[key])
 
 
 def _opener(model_dir: Path, meta: dict, key: str, kinds: tuple, what: str):

@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kiosk.cards import CLASS_NAMES
+from kiosk.cards import CLASS_NAMES, RANKS
 from kiosk.deck_assignment import NO_CARD
 from kiosk.errors import KioskError
 from kiosk.vision.backends import BACKENDS, open_runner
@@ -33,7 +33,7 @@ from kiosk.vision.context import CONTEXT_PAD, CONTEXT_SIZE, ContextCheck
 from kiosk.vision.geometry import centre_inside_any, square_crop
 from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
 from kiosk.vision.model_folder import (READER_JSON, available_backends, context_opener, model_version, read_meta,
-                                      suit_look_opener, veto_opener)
+                                      look_opener, veto_opener)
 from kiosk.vision.one_deck import each_card_once, report_floor
 from kiosk.vision.partners import disagreeing_partners
 from kiosk.vision.scale import drop_small
@@ -41,9 +41,11 @@ from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth
 from kiosk.vision.veto import vetoed
 from kiosk.vision.whole_deck import cards_left, misjoined, read_left, unclaimed_finds, without_index
 from kiosk.vision.still import AS_FOUND, StillIndices
+from kiosk.vision.rank_look import swap_ranks
 from kiosk.vision.suit_look import black_mass, share_black_suits
 
 CLS_BATCH = 64
+JOKER_CLASS = CLASS_NAMES.index("Jk")
 SUIT_LOOK_FROM = 0.05  # an index's clubs + spades share from which the suit look reads it
 
 
@@ -51,7 +53,7 @@ class CardReader:
     takes_still = True  # read() accepts a pipeline's StillIndices
 
     def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict, open_context=None,
-                 open_veto=None, suit_look=None):
+                 open_veto=None, suit_look=None, rank_look=None):
         self.model_dir = Path(model_dir)
         self.backend = backend
         self._cls = cls_runner
@@ -138,6 +140,12 @@ class CardReader:
         self.suit_weight = float((meta.get("suit_look") or {}).get("weight", 1.0))
         self.suit_sharpen = bool((meta.get("suit_look") or {}).get("sharpen", True))
         self.suit_clubs = list((meta.get("suit_look") or {}).get("names", ["c", "s"])).index("c")
+        # Each index read as a card less sure than `rank_look.below` is looked at again, turned upright, by a
+        # network that reads its rank alone (kiosk.vision.rank_look); None: not. Its outputs put in RANKS order.
+        self.rank_look = rank_look
+        self.rank_below = float((meta.get("rank_look") or {}).get("below", 1.0 + 1e-9))
+        rank_names = list((meta.get("rank_look") or {}).get("names", sorted(RANKS)))
+        self.rank_order = [rank_names.index(r) for r in RANKS]
         self._build_class_maps(meta["classifier"]["names"])
         self.model_version = model_version(self.model_dir, meta, backend)
 
@@ -246,24 +254,36 @@ class CardReader:
             corners.append(Corner(box, score, card_probs, k, sure))
         return corners
 
-    def _look_at_suits(self, image: np.ndarray, corners: list[Corner], cut=AS_FOUND) -> list[Corner]:
-        """`corners`, each read in part as clubs or spades with its two suits' shares weighed again by the suit
-        look (kiosk.vision.suit_look) on its cut turned upright."""
-        if self.suit_look is None or not corners:
+    def _look_again(self, image: np.ndarray, corners: list[Corner], cut=AS_FOUND) -> list[Corner]:
+        """`corners` with their cuts, turned upright, read again: each read in part as clubs or spades by the suit
+        look (kiosk.vision.suit_look), which weighs the two suits again, then each read as a card (not the joker)
+        less sure than `rank_below` by the rank look (kiosk.vision.rank_look), which may swap its first card for another
+        rank of that suit."""
+        if not corners or (self.suit_look is None and self.rank_look is None):
             return corners
-        black = np.flatnonzero(black_mass(np.stack([c.card_probs for c in corners])) >= SUIT_LOOK_FROM)
-        if not black.size:
-            return corners
+        probs = np.stack([c.card_probs for c in corners])
+        black = np.flatnonzero(black_mass(probs) >= SUIT_LOOK_FROM) if self.suit_look else np.array([], int)
+        ranked = (np.flatnonzero((probs.argmax(axis=1) != JOKER_CLASS) & (probs.max(axis=1) < self.rank_below))
+                  if self.rank_look else np.array([], int))
+        upright = self._upright_cuts(image, corners, np.union1d(black, ranked), cut)
+        if black.size:
+            looks = self._run(self.suit_look, np.stack([upright[i] for i in black]))
+            probs[black] = share_black_suits(probs[black], looks[:, self.suit_clubs], self.suit_weight,
+                                             self.suit_sharpen)
+        if ranked.size:
+            looks = self._run(self.rank_look, np.stack([upright[i] for i in ranked]))
+            probs[ranked] = swap_ranks(probs[ranked], looks[:, self.rank_order])
+        looked = set(black.tolist()) | set(ranked.tolist())
+        return [replace(c, card_probs=probs[i]) if i in looked else c for i, c in enumerate(corners)]
+
+    def _upright_cuts(self, image: np.ndarray, corners: list[Corner], which, cut) -> dict:
         shift, zoom = cut
-        cuts = np.stack([np.rot90(square_crop(image, corners[i].box, self.cls_size, shift=shift, zoom=zoom,
-                                              shrink_area=self.shrink_area), corners[i].orient) for i in black])
-        looks = np.concatenate([self.suit_look(cuts[i : i + CLS_BATCH]) for i in range(0, len(cuts), CLS_BATCH)])
-        shared = share_black_suits(np.stack([corners[i].card_probs for i in black]), looks[:, self.suit_clubs],
-                                   self.suit_weight, self.suit_sharpen)
-        out = list(corners)
-        for row, i in enumerate(black):
-            out[i] = replace(corners[i], card_probs=shared[row])
-        return out
+        return {int(i): np.rot90(square_crop(image, corners[i].box, self.cls_size, shift=shift, zoom=zoom,
+                                             shrink_area=self.shrink_area), corners[i].orient) for i in which}
+
+    @staticmethod
+    def _run(network, cuts: np.ndarray) -> np.ndarray:
+        return np.concatenate([network(cuts[i : i + CLS_BATCH]) for i in range(0, len(cuts), CLS_BATCH)])
 
     def read_gaps(self, image: np.ndarray, corners: list[Corner], rois=None, recheck: bool = False) -> list[Corner]:
         """Corners read in the gaps of fanned rows (only where the classifier sees a card of the row's orientation)."""
@@ -271,7 +291,7 @@ class CardReader:
         if not places:
             return []
         probs = self.classify(image, [box for box, _ in places], recheck)
-        found = self._look_at_suits(image, self.corners_from([(box, PROBE_SCORE) for box, _ in places], probs))
+        found = self._look_again(image, self.corners_from([(box, PROBE_SCORE) for box, _ in places], probs))
         want = {tuple(box): k for box, k in places}
         return [c for c in found if c.orient == want[tuple(c.box)]]
 
@@ -464,7 +484,7 @@ class CardReader:
         """The cards read at the index boxes `found` (and in the gaps of their rows), and how many
         indices the gaps added."""
         probs = self.classify(image, [b for b, _ in found], recheck, cut)
-        corners = self._look_at_suits(image, self.corners_from(found, probs), cut)
+        corners = self._look_again(image, self.corners_from(found, probs), cut)
         if self.drop_nested:
             corners = drop_nested(corners, self.drop_nested)
         probed = 0
@@ -520,6 +540,7 @@ def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_de
         raise KioskError(f"{model_dir}: no {backend} export of the reader here (have: {', '.join(have)})")
     det = open_runner(backend, model_dir / meta["detector"]["files"][backend])
     cls = open_runner(backend, model_dir / meta["classifier"]["files"][backend])
-    suit_look = suit_look_opener(model_dir, meta, backend)
+    suit_look, rank_look = (look_opener(model_dir, meta, backend, key) for key in ("suit_look", "rank_look"))
     return CardReader(model_dir, backend, det, cls, meta, context_opener(model_dir, meta, backend),
-                      veto_opener(model_dir, meta, backend), suit_look() if suit_look else None)
+                      veto_opener(model_dir, meta, backend), suit_look() if suit_look else None,
+                      rank_look() if rank_look else None)
