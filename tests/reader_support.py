@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+
+from kiosk.cards import CLASS_NAMES
+
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
@@ -18,3 +22,16 @@ def shipped_reader_with(folder: Path, edit) -> Path:
     edit(meta)
     (folder / "reader.json").write_text(json.dumps(meta))
     return folder
+
+
+def card_probs(**shares) -> np.ndarray:
+    """One row of card probabilities (1, 53) with the given cards' shares, e.g. card_probs(Tc=0.3, Ts=0.6)."""
+    p = np.zeros((1, len(CLASS_NAMES)))
+    for card, v in shares.items():
+        p[0, CLASS_NAMES.index(card)] = v
+    return p
+
+
+def shares_of(p: np.ndarray, *cards: str) -> list[float]:
+    """The first row's shares of `cards`, rounded to 3 places."""
+    return [round(float(p[0, CLASS_NAMES.index(c)]), 3) for c in cards]

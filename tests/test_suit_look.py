@@ -9,36 +9,26 @@ import pytest
 from kiosk.cards import CLASS_NAMES
 from kiosk.errors import KioskError
 from kiosk.vision.suit_look import black_mass, share_black_suits
+from reader_support import card_probs, shares_of
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-def _probs(**shares) -> np.ndarray:
-    p = np.zeros((1, len(CLASS_NAMES)))
-    for card, v in shares.items():
-        p[0, CLASS_NAMES.index(card)] = v
-    return p
-
-
-def _at(p: np.ndarray, *cards: str) -> list[float]:
-    return [round(float(p[0, CLASS_NAMES.index(c)]), 3) for c in cards]
-
-
 def test_without_sharpening_the_two_suits_swap_where_the_look_outweighs_the_classifier():
-    p = _probs(Tc=0.3, Ts=0.5, Th=0.1, **{"9c": 0.05})
+    p = card_probs(Tc=0.3, Ts=0.5, Th=0.1, **{"9c": 0.05})
     swapped = share_black_suits(p, np.array([0.9]), sharpen=False)
-    assert _at(swapped, "Tc", "Ts", "Th", "9c", "9s") == [0.5, 0.3, 0.1, 0.05, 0.0]
+    assert shares_of(swapped, "Tc", "Ts", "Th", "9c", "9s") == [0.5, 0.3, 0.1, 0.05, 0.0]
     # the look only leaning to clubs (0.55) does not outweigh the classifier's 0.5 against 0.3
-    assert _at(share_black_suits(p, np.array([0.55]), sharpen=False), "Tc", "Ts") == [0.3, 0.5]
+    assert shares_of(share_black_suits(p, np.array([0.55]), sharpen=False), "Tc", "Ts") == [0.3, 0.5]
     # a look sure of spades leaves spades first
-    assert _at(share_black_suits(p, np.array([0.01]), sharpen=False), "Tc", "Ts") == [0.3, 0.5]
+    assert shares_of(share_black_suits(p, np.array([0.01]), sharpen=False), "Tc", "Ts") == [0.3, 0.5]
 
 
 def test_sharpening_moves_mass_within_the_rank_only():
-    p = _probs(Tc=0.3, Ts=0.5, Jk=0.1)
+    p = card_probs(Tc=0.3, Ts=0.5, Jk=0.1)
     q = share_black_suits(p, np.array([0.99]))
     assert q[0, CLASS_NAMES.index("Tc")] > 0.7
-    assert _at(q, "Jk") == [0.1]
+    assert shares_of(q, "Jk") == [0.1]
     assert black_mass(q) == pytest.approx(black_mass(p))
 
 
@@ -66,7 +56,7 @@ def test_the_look_tells_clubs_from_spades_on_a_design_the_reader_never_trained_o
             continue
         other = name[0] + ("s" if name[1] == "c" else "c")
         for box, k in corner_orientations(card):
-            corners.append(Corner(box, 0.9, _probs(**{name: 0.42, other: 0.48})[0], k, 0.99))
+            corners.append(Corner(box, 0.9, card_probs(**{name: 0.42, other: 0.48})[0], k, 0.99))
             truth.append(name)
     assert len(corners) >= 10
     looked = reader._look_again(showdown.image, corners)
@@ -81,7 +71,7 @@ def test_the_look_tells_clubs_from_spades_on_a_design_the_reader_never_trained_o
 def test_a_red_reading_keeps_its_shares(reader, showdown):
     from kiosk.vision.merge import Corner
 
-    red = Corner((10.0, 10.0, 40.0, 60.0), 0.9, _probs(Th=0.9, Tc=0.01, Ts=0.03)[0], 0, 0.99)
+    red = Corner((10.0, 10.0, 40.0, 60.0), 0.9, card_probs(Th=0.9, Tc=0.01, Ts=0.03)[0], 0, 0.99)
     look, cuts = reader.suit_look, []
     reader.suit_look = lambda batch: cuts.append(len(batch)) or look(batch)  # counts what the suit look is given
     try:
