@@ -68,7 +68,7 @@ def test_the_look_tells_clubs_from_spades_on_a_design_the_reader_never_trained_o
     assert sum(int(np.argmax(c.card_probs)) == CLASS_NAMES.index(t) for c, t in zip(turned, truth)) < right
 
 
-def test_a_red_reading_keeps_its_shares(reader, showdown):
+def test_a_red_reading_is_not_given_to_the_suit_look(reader, showdown):
     from kiosk.vision.merge import Corner
 
     red = Corner((10.0, 10.0, 40.0, 60.0), 0.9, card_probs(Th=0.9, Tc=0.01, Ts=0.03)[0], 0, 0.99)
