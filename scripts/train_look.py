@@ -134,7 +134,8 @@ def with_look(look: Look, reader_json: Path, files: dict, names: list[str]) -> N
     """The look written into a reader.json, with the settings the reader uses it with."""
     meta = json.loads(reader_json.read_text())
     meta[look.key] = {"files": files, "names": names, **look.settings,
-                      "trained": f"scripts/train_look.py; models/MODEL_CARD.md, results, '{look.section}'"}
+                      "trained": f"scripts/train_look.py {look.stem.removeprefix('index-')}; models/MODEL_CARD.md, "
+                                 f"results, '{look.section}'"}
     reader_json.write_text(json.dumps(meta, indent=2) + "\n")
 
 
@@ -164,7 +165,7 @@ def main() -> int:
     data = upright(look, CROPS)
     if not (look.out / f"{look.stem}_openvino_model").is_dir():
         epochs = args.epochs or look.epochs
-        log(f"fine-tuning the shipped classifier as the {look.section.lower()[4:]}, {epochs} epochs")
+        log(f"fine-tuning the shipped classifier as the {look.key.replace('_', ' ')}, {epochs} epochs")
         reader_folder(look, train(data, epochs, args.seed if args.seed is not None else look.seed))
     if args.install:
         install(look)

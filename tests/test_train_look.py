@@ -56,4 +56,4 @@ def test_a_look_is_written_into_reader_json_with_how_the_reader_uses_it(tmp_path
     meta = json.loads(reader_json.read_text())
     assert meta["suit_look"]["sharpen"] is False and meta["suit_look"]["names"] == ["c", "s"]
     assert meta["rank_look"]["files"] == {"pytorch": "index-ranks.pt"} and meta["rank_look"]["names"][0] == "2"
-    assert "The rank look" in meta["rank_look"]["trained"]
+    assert "train_look.py ranks" in meta["rank_look"]["trained"] and "The rank look" in meta["rank_look"]["trained"]
