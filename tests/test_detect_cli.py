@@ -21,8 +21,8 @@ REAL = REPO.parent / "shared" / "data" / "real-photos-ranks"
 REAL_SAMPLE = ["IMG_2385.JPG", "cam_image1.jpg", "cam_image12.jpg"]
 
 
-def kiosk(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "kiosk", *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)
+def kiosk(*args, timeout=300, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "kiosk", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +144,48 @@ def test_unknown_folder_and_missing_models_are_clear_errors(tmp_path):
     cv2.imwrite(str(img), 255 * __import__("numpy").ones((64, 64, 3), "uint8"))
     run = kiosk("detect", str(img), "--models", str(tmp_path))
     assert run.returncode != 0 and "reader.json" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_run_from_any_folder_it_reads_with_the_committed_reader(tmp_path):
+    """A user's own photo folder: no models/ there (or one that holds no reader) is no reason to fail."""
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes((REAL / REAL_SAMPLE[1]).read_bytes())
+    (tmp_path / "models").mkdir()  # someone else's models/, no reader.json in it
+    run = kiosk("detect", "photo.jpg", "--json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert len(json.loads(run.stdout)[0]["cards"]) >= 2
+
+
+def test_a_reader_in_the_folder_run_from_is_the_one_read_with(tmp_path):
+    """./models holding a reader (one trained there) wins over the committed one: here a broken one, named."""
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "reader.json").write_text("{not json")
+    cv2.imwrite(str(tmp_path / "x.png"), 255 * np.ones((64, 64, 3), "uint8"))
+    run = kiosk("detect", "x.png", cwd=tmp_path)
+    assert run.returncode != 0 and "reader.json" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_folder_stands_for_its_images_and_an_empty_one_is_named(tmp_path):
+    from kiosk.errors import KioskError
+    from kiosk.vision.images import expand_inputs, load_image
+
+    (tmp_path / "table").mkdir()
+    (tmp_path / "empty").mkdir()
+    for name in ("b.JPG", "a.png", "notes.txt"):
+        (tmp_path / "table" / name).write_bytes(b"")
+    assert expand_inputs([str(tmp_path / "table"), str(tmp_path / "empty")]) == [
+        tmp_path / "table" / "a.png", tmp_path / "table" / "b.JPG", tmp_path / "empty"]
+    with pytest.raises(KioskError, match=r"empty: a folder with no images in it \(\.bmp, \.jfif, \.jpeg"):
+        load_image(tmp_path / "empty")
+
+
+def test_output_cut_short_by_its_reader_is_no_traceback(frames):
+    """`kiosk detect ... | head -1`: the pipe closes before the readings are written."""
+    proc = subprocess.Popen([sys.executable, "-m", "kiosk", "detect", str(frames[0][0]), "--json"], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 141 and b"Traceback" not in err and b"Exception ignored" not in err, err.decode()
 
 
 @pytest.mark.slow

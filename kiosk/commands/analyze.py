@@ -19,6 +19,7 @@ from pathlib import Path
 
 from kiosk.commands import command_parser
 from kiosk.errors import KioskError
+from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
 
 
 def register(subparsers) -> None:
@@ -27,7 +28,7 @@ def register(subparsers) -> None:
     parser.add_argument("input", metavar="IMAGE|VIDEO|FOLDER", help="a photo, a video file or a folder of photos")
     parser.add_argument("--config", metavar="FILE", help="table config (YAML); default: the whole frame is the table")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a readable report")
-    parser.add_argument("--models", metavar="DIR", default="models", help="card reader folder (default: models)")
+    parser.add_argument("--models", metavar="DIR", default=default_models_dir(), help=MODELS_HELP)
     parser.add_argument("--backend", default="auto", help="reader backend: auto, openvino-int8, openvino, onnx, pytorch")
     parser.add_argument(
         "--detections", metavar="FILE",

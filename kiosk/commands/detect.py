@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from kiosk.errors import KioskError
+from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
 
 DOUBTFUL = 0.8
 
@@ -23,7 +24,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("detect", help="read the cards in images (--json for other tools)", description=__doc__)
     p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (a folder stands for the images in it)")
     p.add_argument("--json", action="store_true", help="print JSON only (the contract other tools call)")
-    p.add_argument("--models", "--model-dir", dest="model_dir", default="models", help="reader folder (default: models)")
+    p.add_argument("--models", "--model-dir", dest="model_dir", default=default_models_dir(), help=MODELS_HELP)
     p.add_argument("--backend", default="auto", help="auto (the default in reader.json), openvino-int8, openvino, onnx or pytorch")
     p.add_argument("--many-decks", action="store_true",
                    help="the pictures may show a card more than once (by default a picture holds one deck)")

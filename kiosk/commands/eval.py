@@ -14,6 +14,8 @@ import json
 import sys
 from pathlib import Path
 
+from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
+
 FAILURES_SHOWN = 10  # pictures with an error listed on screen; eval.json holds them all
 
 
@@ -22,7 +24,7 @@ def register(subparsers) -> None:
     p.add_argument("set", type=Path, metavar="SET", help="generated data set folder, or a folder of VOC-labelled photos")
     p.add_argument("--split", default="test", help="split of a generated set (default: test)")
     p.add_argument("--limit", type=int, default=None, help="read at most this many pictures")
-    p.add_argument("--models", "--model-dir", dest="model_dir", default="models", help="reader folder (default: models)")
+    p.add_argument("--models", "--model-dir", dest="model_dir", default=default_models_dir(), help=MODELS_HELP)
     p.add_argument("--backend", default="auto")
     p.add_argument("--many-decks", action="store_true",
                    help="the pictures may show a card more than once (by default a picture holds one deck)")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kiosk.commands import command_parser
 from kiosk.errors import KioskError
+from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
 
 
 def register(subparsers) -> None:
@@ -27,7 +28,7 @@ def register(subparsers) -> None:
     parser.add_argument("--config", metavar="FILE", help="replay under this config instead of the recorded one")
     parser.add_argument("--profile", metavar="NAME", help="replay under this scoring profile (a changed-rule replay)")
     parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--models", metavar="DIR", default="models", help="card reader folder (default: models)")
+    parser.add_argument("--models", metavar="DIR", default=default_models_dir(), help=MODELS_HELP)
     parser.add_argument("--backend", default="auto", help="reader backend: auto, openvino-int8, openvino, onnx, pytorch")
     parser.set_defaults(func=run)
 

@@ -36,7 +36,7 @@ def register(subparsers) -> None:
     parser.add_argument("--db", metavar="PATH", help="record database (default: config records.db); its frames go in "
                         "media/ beside it unless the config sets records.media_dir")
     parser.add_argument("--models", metavar="DIR",
-                        help="card reader weights (default: ./models, else the models/ beside the kiosk package)")
+                        help="card reader weights (default: ./models where it holds a reader, else the kiosk's own models/)")
     parser.add_argument("--verbose", action="store_true", help="log every web request")
     parser.set_defaults(func=run)
 
@@ -51,11 +51,9 @@ def config_path(given: str | None) -> Path | None:
 
 
 def _models_dir(given: str | None) -> Path:
-    if given:
-        return Path(given)
-    here = Path("models")
-    beside = Path(__file__).resolve().parents[2] / "models"  # a source checkout: <repo>/models
-    return here if here.is_dir() or not beside.is_dir() else beside
+    from kiosk.vision.models_dir import default_models_dir
+
+    return Path(given) if given else default_models_dir()
 
 
 def _source_spec(args, cfg):

@@ -27,6 +27,7 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.vision.detections import Detections
+from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
 
 RENDERED_SIZE = (1920, 1080)
 
@@ -34,7 +35,7 @@ RENDERED_SIZE = (1920, 1080)
 def add_arguments(parser) -> None:
     parser.add_argument("--video", metavar="PATH", help="video to run (default: the demo recording)")
     parser.add_argument("--config", metavar="FILE", help="table config (default: none)")
-    parser.add_argument("--models", default="models", help="card reader folder (default: models)")
+    parser.add_argument("--models", default=default_models_dir(), help=MODELS_HELP)
     parser.add_argument("--backend", default="auto", help="reader backend (default: auto)")
     parser.add_argument("--truth", action="store_true",
                         help="read the demo's exact labels instead of running the card reader")

@@ -23,10 +23,11 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.vision.model_folder import LOOKS
+from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--models", "--model-dir", dest="model_dir", default="models")
+    parser.add_argument("--models", "--model-dir", dest="model_dir", default=default_models_dir(), help=MODELS_HELP)
     parser.add_argument("--backends", default="pytorch,onnx,openvino,openvino-int8", help="comma-separated (default: all four)")
     parser.add_argument("--frames", type=int, default=20, help="timed reads per backend (default 20)")
     parser.add_argument("--warmup", type=int, default=3)

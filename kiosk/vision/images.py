@@ -19,7 +19,8 @@ def load_image(path: str | Path) -> np.ndarray:
     if not p.exists():
         raise KioskError(f"{p}: no such file", exit_code=1)
     if p.is_dir():
-        raise KioskError(f"{p}: is a folder, not an image", exit_code=1)
+        # expand_inputs hands a folder on only when it holds no image it would read
+        raise KioskError(f"{p}: a folder with no images in it ({', '.join(sorted(IMAGE_SUFFIXES))})", exit_code=1)
     try:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as err:
