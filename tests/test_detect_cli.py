@@ -144,6 +144,9 @@ def test_unknown_folder_and_missing_models_are_clear_errors(tmp_path):
     cv2.imwrite(str(img), 255 * __import__("numpy").ones((64, 64, 3), "uint8"))
     run = kiosk("detect", str(img), "--models", str(tmp_path))
     assert run.returncode != 0 and "reader.json" in run.stderr and "Traceback" not in run.stderr
+    run = kiosk("detect", str(img), "--backend", "onnx")  # the committed reader holds no ONNX export
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert "no onnx export" in run.stderr and "kiosk bench detector --models" in run.stderr, run.stderr
 
 
 def test_run_from_any_folder_it_reads_with_the_committed_reader(tmp_path):

@@ -25,7 +25,7 @@ import numpy as np
 from kiosk.cards import CLASS_NAMES, RANKS
 from kiosk.deck_assignment import NO_CARD
 from kiosk.errors import KioskError
-from kiosk.vision.backends import BACKENDS, open_runner
+from kiosk.vision.backends import BACKENDS, INT8, open_runner
 from kiosk.vision.detections import Detections
 from kiosk.vision.finder import IndexFinder
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
@@ -537,7 +537,10 @@ def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_de
     elif backend not in have:
         if backend not in BACKENDS:
             raise KioskError(f"unknown backend '{backend}' (choose from auto, {', '.join(BACKENDS)})")
-        raise KioskError(f"{model_dir}: no {backend} export of the reader here (have: {', '.join(have)})")
+        make = (f"make them with 'kiosk quantize --models {model_dir}'" if backend == INT8 else
+                f"'kiosk bench detector --models {model_dir} --backends {backend}' exports one into a folder of "
+                f"runs/reader-exports/ it names; read with --models that folder")
+        raise KioskError(f"{model_dir}: no {backend} export of the reader here (have: {', '.join(have)}); {make}")
     det = open_runner(backend, model_dir / meta["detector"]["files"][backend])
     cls = open_runner(backend, model_dir / meta["classifier"]["files"][backend])
     suit_look, rank_look = (look_opener(model_dir, meta, backend, key) for key in ("suit_look", "rank_look"))
