@@ -49,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # what is still buffered fails here, where the pipe's end is caught, not at exit
+        return code
     except KioskError as err:
         print(f"kiosk {args.command}: {err}", file=sys.stderr)
         return err.exit_code
