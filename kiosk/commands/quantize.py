@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kiosk.vision.models_dir import default_models_dir
+from kiosk.vision.models_dir import MODELS_DEFAULT, default_models_dir
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("quantize", help="INT8 copies of the card reader's OpenVINO models", description=__doc__)
     p.add_argument("--models", "--model-dir", dest="model_dir", type=Path, default=default_models_dir(),
-                   help="reader folder to add the INT8 models to (default: ./models where it holds a reader, else "
-                        "the kiosk's own models/)")
+                   help=f"reader folder to add the INT8 models to (default: {MODELS_DEFAULT})")
     p.add_argument("--parts", default="classifier",
                    help="comma-separated: classifier, detector (default: classifier; an INT8 detector "
                         "finds twice as many false indices, docs/detector.md)")

@@ -17,6 +17,7 @@ import threading
 import time
 from pathlib import Path
 
+from kiosk.vision.models_dir import MODELS_DEFAULT, default_models_dir
 
 log = logging.getLogger("kiosk.run")
 DEFAULT_CONFIG = Path("kiosk.yaml")
@@ -35,8 +36,7 @@ def register(subparsers) -> None:
     parser.add_argument("--no-record", action="store_true", help="do not record hands")
     parser.add_argument("--db", metavar="PATH", help="record database (default: config records.db); its frames go in "
                         "media/ beside it unless the config sets records.media_dir")
-    parser.add_argument("--models", metavar="DIR",
-                        help="card reader weights (default: ./models where it holds a reader, else the kiosk's own models/)")
+    parser.add_argument("--models", metavar="DIR", help=f"card reader weights (default: {MODELS_DEFAULT})")
     parser.add_argument("--verbose", action="store_true", help="log every web request")
     parser.set_defaults(func=run)
 
@@ -51,8 +51,6 @@ def config_path(given: str | None) -> Path | None:
 
 
 def _models_dir(given: str | None) -> Path:
-    from kiosk.vision.models_dir import default_models_dir
-
     return Path(given) if given else default_models_dir()
 
 

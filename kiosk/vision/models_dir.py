@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-MODELS_HELP = "reader folder (default: ./models where it holds a reader, else the kiosk's own models/)"
+MODELS_DEFAULT = "./models where it holds a reader, else the kiosk's own models/"
+MODELS_HELP = f"reader folder (default: {MODELS_DEFAULT})"
 
 
 def default_models_dir() -> Path:
