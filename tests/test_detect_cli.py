@@ -137,6 +137,22 @@ def test_eval_on_generated_scenes_with_thresholds(frames, tmp_path):
     assert failing.returncode == 1 and "below threshold" in failing.stderr
 
 
+@pytest.mark.slow
+def test_eval_counts_chinese_poker_showdowns_apart_from_joker_ones(tmp_path):
+    """The generator swaps the joker in for a card in a quarter of its showdowns; a Chinese Poker table deals
+    52 cards and no joker, so the clean-showdown figure is also given for those alone. Seed 304's three
+    showdowns all lie face up, the first two with the joker."""
+    from kiosk.synth.dataset import build
+
+    build("ci", {"train": 0, "val": 0, "test": 3}, seed=304, out_root=tmp_path, workers=1,
+          mix={"showdown": 1.0}, forced={"test": ["kenney"]}, log=lambda *_: None)
+    run = kiosk("eval", str(tmp_path / "ci"), "--split", "test", "--out", str(tmp_path / "out"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads((tmp_path / "out" / "eval.json").read_text())
+    assert (figures["full_showdowns"], figures["deck_showdowns"]) == (3, 1), figures
+    assert re.search(r"without a joker \(Chinese Poker's 52 cards\): [01]\.\d{3} \([01]/1\)", run.stdout), run.stdout
+
+
 def test_unknown_folder_and_missing_models_are_clear_errors(tmp_path):
     run = kiosk("eval", str(tmp_path / "nope"))
     assert run.returncode != 0 and "nope" in run.stderr and "Traceback" not in run.stderr

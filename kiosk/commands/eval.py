@@ -95,6 +95,9 @@ def _print(result, summary) -> None:
             f"52-card showdowns with no error: {result.clean_showdown_share:.3f} "
             f"({result.clean_full_showdowns}/{result.full_showdowns})"
         )
+    if result.deck_showdowns != result.full_showdowns:
+        print(f"  of them without a joker (Chinese Poker's 52 cards): {result.clean_deck_showdown_share:.3f} "
+              f"({result.clean_deck_showdowns}/{result.deck_showdowns})")
     if summary["median_ms"] is not None:
         print(f"median read time: {summary['median_ms']} ms per picture")
     if result.confusions:

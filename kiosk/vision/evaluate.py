@@ -49,6 +49,8 @@ class EvalResult:
     clean_images: int = 0
     clean_full_showdowns: int = 0
     full_showdowns: int = 0
+    clean_deck_showdowns: int = 0
+    deck_showdowns: int = 0  # the full showdowns a Chinese Poker table deals: no joker in them
     confusions: Counter = field(default_factory=Counter)  # (true, read) -> count
     missed: Counter = field(default_factory=Counter)  # true -> count
     extra: Counter = field(default_factory=Counter)  # read -> count
@@ -88,6 +90,10 @@ class EvalResult:
     def clean_showdown_share(self) -> float:
         return self.clean_full_showdowns / self.full_showdowns if self.full_showdowns else float("nan")
 
+    @property
+    def clean_deck_showdown_share(self) -> float:
+        return self.clean_deck_showdowns / self.deck_showdowns if self.deck_showdowns else float("nan")
+
     def to_json(self) -> dict:
         return {
             "kind": self.kind,
@@ -105,6 +111,8 @@ class EvalResult:
             "clean_share": round(self.clean_share, 4),
             "full_showdowns": self.full_showdowns,
             "clean_full_showdown_share": None if not self.full_showdowns else round(self.clean_showdown_share, 4),
+            "deck_showdowns": self.deck_showdowns,
+            "clean_deck_showdown_share": None if not self.deck_showdowns else round(self.clean_deck_showdown_share, 4),
             "median_ms": round(float(np.median(self.ms)), 1) if self.ms else None,
             "top_confusions": [
                 {"true": t, "read": r, "count": n, "kind": confusion_kind(t, r)} for (t, r), n in self.confusions.most_common(15)
@@ -167,6 +175,20 @@ def _scene_items(root: Path, split: str):
 def is_full_showdown(scene: dict) -> bool:
     """A showdown whose 52 cards all lie face up: the scenes the clean-showdown figure counts."""
     return scene.get("kind") == "showdown" and sum(c.get("face_up", True) for c in scene["cards"]) >= 52
+
+
+def is_deck_showdown(scene: dict) -> bool:
+    """A full showdown of the 52-card deck Chinese Poker is dealt from: the generator swaps the joker in
+    for a card in a quarter of its showdowns (to show the reader jokers), which no such table deals.
+
+    >>> deal = [{"card": f"{r}{s}"} for r in "23456789TJQKA" for s in "cdhs"]
+    >>> is_full_showdown({"kind": "showdown", "cards": deal}), is_deck_showdown({"kind": "showdown", "cards": deal})
+    (True, True)
+    >>> swapped = [{"card": "Jk"}] + deal[1:]
+    >>> is_full_showdown({"kind": "showdown", "cards": swapped}), is_deck_showdown({"kind": "showdown", "cards": swapped})
+    (True, False)
+    """
+    return is_full_showdown(scene) and not any(c["card"] == "Jk" for c in scene["cards"])
 
 
 def tally(pictures) -> tuple[int, int, int]:
@@ -309,6 +331,9 @@ def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None =
         if is_full_showdown(scene):
             result.full_showdowns += 1
             result.clean_full_showdowns += clean
+            if is_deck_showdown(scene):
+                result.deck_showdowns += 1
+                result.clean_deck_showdowns += clean
         if not clean:
             result.failures.append((image_path.name, _scene_errors(scene, correct, labelled, readings, missed, confusions, places)))
     return result
