@@ -63,6 +63,30 @@ def test_json_contract_and_a_bad_file_among_good_ones(frames, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_photo_over_the_pixel_limit_is_read_smaller_with_boxes_in_its_own_pixels(tmp_path):
+    """A 108 MP phone photo was refused ("too large to read"); now it is decoded at half its size and read, and
+    the boxes come back in the file's pixels. IMG_2627 (378x504: Qh over Kh) enlarged 24 times is 110 MP."""
+    photo = cv2.imread(str(REAL / "IMG_2627.JPG"))
+    cv2.imwrite(str(tmp_path / "big.jpg"), cv2.resize(photo, (378 * 24, 504 * 24), interpolation=cv2.INTER_CUBIC))
+    run = kiosk("detect", str(REAL / "IMG_2627.JPG"), str(tmp_path / "big.jpg"), "--json")
+    assert run.returncode == 0, run.stderr
+    small, big = (sorted((c["card"], c["box"]) for c in entry["cards"]) for entry in json.loads(run.stdout))
+    assert [c for c, _ in big] == [c for c, _ in small] == ["Kh", "Qh"]
+
+    def iou(a, b):
+        w, h = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+        inter = max(w, 0) * max(h, 0)
+        return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+    # the king's index, read at both sizes, lies where it lies in the photo: at half the file's pixels IoU 0
+    assert iou([v / 24 for v in big[0][1]], small[0][1]) > 0.4, (big, small)
+    x1, y1, x2, y2 = small[1][1]
+    assert all(x1 - 5 <= v / 24 <= x2 + 5 for v in big[1][1][0::2]) and all(y1 - 5 <= v / 24 <= y2 + 5 for v in big[1][1][1::2])
+    readable = kiosk("detect", str(tmp_path / "big.jpg"), "--out", str(tmp_path / "annotated"))
+    assert "(9072x12096)" in readable.stdout and "read at 4536x6048 (over 80 megapixels)" in readable.stdout, readable.stdout
+
+
+@pytest.mark.slow
 def test_one_entry_per_physical_card(frames):
     """Cards showing both indices are reported once: no card of the frame read twice."""
     path, scene = frames[0]

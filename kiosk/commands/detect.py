@@ -34,32 +34,35 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from kiosk.vision.images import expand_inputs, load_image
+    from kiosk.vision.images import expand_inputs, load_picture
     from kiosk.vision.reader import load_reader
 
     reader = load_reader(args.model_dir, backend=args.backend, many_decks=args.many_decks)
     results, failed = [], 0
     for path in expand_inputs(args.images):
         try:
-            image = load_image(path)
-            dets = reader.read_picture(image, source=str(path))
+            image, (sx, sy) = load_picture(path)
+            read = reader.read_picture(image, source=str(path))
         except KioskError as err:
             failed += 1
             print(f"kiosk detect: {err}", file=sys.stderr)
             results.append({"image": str(path), "cards": [], "error": str(err)})
             continue
+        h, w = image.shape[:2]
+        # a photo over the pixel limit was read smaller: its boxes are given in the file's own pixels
+        dets = read if (sx, sy) == (1.0, 1.0) else read.scaled(sx, sy, (round(w * sx), round(h * sy)))
         entry = dets.to_json()
         entry["image"] = str(path)
         results.append(entry)
         if not args.json:
-            _print_readable(path, dets)
+            _print_readable(path, dets, None if read is dets else (w, h))
             if not args.no_images:
                 from kiosk.vision.draw import annotate
                 import cv2
 
                 args.out.mkdir(parents=True, exist_ok=True)
                 target = args.out / f"{path.stem}.detected.jpg"
-                cv2.imwrite(str(target), annotate(image, dets))
+                cv2.imwrite(str(target), annotate(image, read))
                 print(f"  annotated: {target}")
     if args.json:
         json.dump(results, sys.stdout, indent=1)
@@ -69,11 +72,15 @@ def run(args) -> int:
     return 1 if failed else 0
 
 
-def _print_readable(path: Path, dets) -> None:
+def _print_readable(path: Path, dets, read_at: tuple[int, int] | None = None) -> None:
     sure = [d for d in dets.cards if d.confidence >= DOUBTFUL]
     doubtful = [d for d in dets.cards if d.confidence < DOUBTFUL]
     w, h = dets.image_size
     print(f"{path} ({w}x{h}): {len(dets.cards)} card(s), {dets.meta.get('ms_detect', 0) + dets.meta.get('ms_classify', 0):.0f} ms")
+    if read_at is not None:
+        from kiosk.vision.images import MAX_PIXELS
+
+        print(f"  read at {read_at[0]}x{read_at[1]} (over {MAX_PIXELS // 1_000_000} megapixels); boxes in the file's pixels")
     if sure:
         print("  read:     " + "  ".join(f"{d.card} {d.confidence:.2f}" for d in _reading_order(sure)))
     if doubtful:

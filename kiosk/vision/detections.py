@@ -8,7 +8,7 @@ card into one entry. Model adapters (ultralytics, ONNX, OpenVINO) live at the ed
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kiosk.cards import Card, parse_card
 
@@ -85,6 +85,20 @@ class Detections:
     def to_record(self) -> dict:
         return {"cards": [c.to_record() for c in self.cards], "image_size": list(self.image_size),
                 "frame_index": self.frame_index, "timestamp": self.timestamp, "source": self.source}
+
+    def scaled(self, sx: float, sy: float, image_size: tuple[int, int]) -> Detections:
+        """The readings in the pixels of an image `sx`, `sy` times as large (a photo read at a fraction of its size).
+
+        >>> d = Detections((CardDetection(parse_card("Ks"), 0.9, (10, 20, 30, 40), ((10, 20, 15, 28),)),), (600, 400))
+        >>> big = d.scaled(2.0, 2.0, (1200, 800))
+        >>> big.cards[0].box, big.cards[0].corners, big.image_size
+        ((20.0, 40.0, 60.0, 80.0), ((20.0, 40.0, 30.0, 56.0),), (1200, 800))
+        """
+        def box(b):
+            return (b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy)
+
+        cards = tuple(replace(c, box=box(c.box), corners=tuple(box(b) for b in c.corners)) for c in self.cards)
+        return replace(self, cards=cards, image_size=tuple(image_size))
 
     @staticmethod
     def from_record(d: dict) -> Detections:

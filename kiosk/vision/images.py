@@ -10,11 +10,20 @@ import numpy as np
 from kiosk.errors import KioskError
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".jfif"}
-MAX_PIXELS = 80_000_000
+MAX_PIXELS = 80_000_000  # read at most this many; a larger photo (a 108 or 200 MP phone) is decoded smaller
+REDUCED = ((2, cv2.IMREAD_REDUCED_COLOR_2), (4, cv2.IMREAD_REDUCED_COLOR_4), (8, cv2.IMREAD_REDUCED_COLOR_8))
+OPENCV_LIMIT = 1 << 30  # OpenCV decodes no image of more pixels (CV_IO_MAX_IMAGE_PIXELS)
 
 
 def load_image(path: str | Path) -> np.ndarray:
     """The picture at `path` as BGR uint8; KioskError naming the file if it cannot be read."""
+    return load_picture(path)[0]
+
+
+def load_picture(path: str | Path) -> tuple[np.ndarray, tuple[float, float]]:
+    """The picture at `path` as BGR uint8 and the scale (x, y) from its pixels to the file's: (1, 1), or
+    about 2, 4 or 8 where the file holds more than MAX_PIXELS and was decoded at that fraction of its size
+    (JPEG decodes so without the full image in memory). KioskError naming the file if it cannot be read."""
     p = Path(path)
     if not p.exists():
         raise KioskError(f"{p}: no such file", exit_code=1)
@@ -27,7 +36,14 @@ def load_image(path: str | Path) -> np.ndarray:
         raise KioskError(f"{p}: cannot be read ({err.strerror or err})", exit_code=1) from err
     if data.size == 0:
         raise KioskError(f"{p}: empty file, not an image", exit_code=1)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    size = _stored_size(p)
+    if size is not None and size[0] * size[1] > OPENCV_LIMIT:
+        raise KioskError(f"{p}: {size[0]}x{size[1]} is too large to read (limit {OPENCV_LIMIT // 1_000_000} "
+                         "megapixels)", exit_code=1)
+    factor, flag = 1, cv2.IMREAD_COLOR
+    if size is not None and size[0] * size[1] > MAX_PIXELS:
+        factor, flag = next((f, fl) for f, fl in REDUCED if size[0] * size[1] <= MAX_PIXELS * f * f or f == 8)
+    image = cv2.imdecode(data, flag)
     if image is None or image.size == 0:
         raise KioskError(f"{p}: not an image OpenCV can decode (corrupt or unsupported format)", exit_code=1)
     h, w = image.shape[:2]
@@ -35,7 +51,27 @@ def load_image(path: str | Path) -> np.ndarray:
         raise KioskError(f"{p}: {w}x{h} is too large to read (limit {MAX_PIXELS // 1_000_000} megapixels)", exit_code=1)
     if min(h, w) < 16:
         raise KioskError(f"{p}: {w}x{h} is too small to hold a readable card", exit_code=1)
-    return image
+    if factor == 1:
+        return image, (1.0, 1.0)
+    W, H = size
+    if (w > h) != (W > H):  # decoded turned upright by the photo's EXIF orientation
+        W, H = H, W
+    return image, (W / w, H / h)
+
+
+def _stored_size(p: Path) -> tuple[int, int] | None:
+    """(width, height) from the file's header, without decoding it; None where Pillow cannot tell."""
+    from PIL import Image
+
+    limit = Image.MAX_IMAGE_PIXELS
+    Image.MAX_IMAGE_PIXELS = None  # only the header is read: no decompression bomb to guard against here
+    try:
+        with Image.open(p) as im:
+            return im.size
+    except Exception:  # noqa: BLE001 - any file Pillow does not know is left to OpenCV to judge
+        return None
+    finally:
+        Image.MAX_IMAGE_PIXELS = limit
 
 
 def expand_inputs(paths: list[str]) -> list[Path]:
