@@ -87,6 +87,21 @@ def test_a_photo_over_the_pixel_limit_is_read_smaller_with_boxes_in_its_own_pixe
 
 
 @pytest.mark.slow
+def test_two_photos_of_one_name_get_an_annotated_copy_each(tmp_path):
+    """Phone photos from two folders share names (IMG_2627.JPG); the second annotated copy overwrote the first."""
+    import shutil
+
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        shutil.copy(REAL / "IMG_2627.JPG", tmp_path / folder / "IMG_2627.JPG")
+    run = kiosk("detect", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "ann"))
+    assert run.returncode == 0, run.stderr
+    made = sorted(p.name for p in (tmp_path / "ann").iterdir())
+    assert made == ["IMG_2627-2.detected.jpg", "IMG_2627.detected.jpg"], made
+    assert f"annotated: {tmp_path / 'ann' / 'IMG_2627-2.detected.jpg'}" in run.stdout
+
+
+@pytest.mark.slow
 def test_one_entry_per_physical_card(frames):
     """Cards showing both indices are reported once: no card of the frame read twice."""
     path, scene = frames[0]

@@ -38,7 +38,7 @@ def run(args) -> int:
     from kiosk.vision.reader import load_reader
 
     reader = load_reader(args.model_dir, backend=args.backend, many_decks=args.many_decks)
-    results, failed = [], 0
+    results, failed, written = [], 0, set()
     for path in expand_inputs(args.images):
         try:
             image, (sx, sy) = load_picture(path)
@@ -61,7 +61,7 @@ def run(args) -> int:
                 import cv2
 
                 args.out.mkdir(parents=True, exist_ok=True)
-                target = args.out / f"{path.stem}.detected.jpg"
+                target = _annotated_name(args.out, path, written)
                 cv2.imwrite(str(target), annotate(image, read))
                 print(f"  annotated: {target}")
     if args.json:
@@ -70,6 +70,22 @@ def run(args) -> int:
     elif failed:
         print(f"{failed} of {len(results)} images could not be read", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _annotated_name(out: Path, path: Path, written: set) -> Path:
+    """`out/<stem>.detected.jpg`, or `<stem>-2`, `-3` ... where a picture of this run already took the name
+    (a/IMG_1.jpg and b/IMG_1.jpg, photo.jpg and photo.png).
+
+    >>> seen = set()
+    >>> [_annotated_name(Path("o"), Path(p), seen).name for p in ("a/IMG_1.jpg", "b/IMG_1.jpg", "IMG_1.png", "x.jpg")]
+    ['IMG_1.detected.jpg', 'IMG_1-2.detected.jpg', 'IMG_1-3.detected.jpg', 'x.detected.jpg']
+    """
+    target, n = out / f"{path.stem}.detected.jpg", 1
+    while target in written:
+        n += 1
+        target = out / f"{path.stem}-{n}.detected.jpg"
+    written.add(target)
+    return target
 
 
 def _print_readable(path: Path, dets, read_at: tuple[int, int] | None = None) -> None:
