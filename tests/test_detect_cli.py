@@ -237,6 +237,24 @@ def test_a_folder_stands_for_its_images_and_an_empty_one_is_named(tmp_path):
         load_image(tmp_path / "empty")
 
 
+@pytest.mark.slow
+def test_phone_photos_opencv_cannot_decode_are_named_not_passed_over(tmp_path):
+    """A folder of phone photos with an iPhone's HEIC and a raw file among them: those were skipped without
+    a word (a folder held only the suffixes OpenCV reads); now each is named with what to do, the rest read."""
+    import shutil
+
+    shutil.copy(REAL / "IMG_2627.JPG", tmp_path / "IMG_2627.JPG")
+    (tmp_path / "IMG_3000.HEIC").write_bytes(b"\x00\x00\x00\x18ftypheic")
+    (tmp_path / "IMG_3001.DNG").write_bytes(b"II*\x00")
+    run = kiosk("detect", str(tmp_path), "--json")
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    entries = {Path(e["image"]).name: e for e in json.loads(run.stdout)}
+    assert sorted(entries) == ["IMG_2627.JPG", "IMG_3000.HEIC", "IMG_3001.DNG"]
+    assert len(entries["IMG_2627.JPG"]["cards"]) == 2
+    assert "HEIC photo" in entries["IMG_3000.HEIC"]["error"] and "Most Compatible" in run.stderr
+    assert "camera raw file" in entries["IMG_3001.DNG"]["error"] and "export it as JPEG" in run.stderr
+
+
 def test_output_cut_short_by_its_reader_is_no_traceback(frames):
     """`kiosk detect ... | head -1`: the pipe closes before the readings are written."""
     proc = subprocess.Popen([sys.executable, "-m", "kiosk", "detect", str(frames[0][0]), "--json"], cwd=REPO,

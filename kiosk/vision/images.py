@@ -10,6 +10,13 @@ import numpy as np
 from kiosk.errors import KioskError
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".jfif"}
+# Photos OpenCV does not decode: a folder's are still listed, each with an error that says what to do,
+# so that none is passed over without a word.
+HEIC = ("an HEIC photo (an iPhone's default format), which cannot be read here: save it as JPEG (an iPhone takes "
+        "JPEG photos with Settings > Camera > Formats > Most Compatible)")
+RAW = "a camera raw file, which cannot be read here: export it as JPEG from the camera or a photo program"
+UNREAD_PHOTOS = {".heic": HEIC, ".heif": HEIC,
+                 **{s: RAW for s in (".dng", ".cr2", ".cr3", ".nef", ".arw", ".raf", ".orf", ".rw2")}}
 MAX_PIXELS = 80_000_000  # read at most this many; a larger photo (a 108 or 200 MP phone) is decoded smaller
 REDUCED = ((2, cv2.IMREAD_REDUCED_COLOR_2), (4, cv2.IMREAD_REDUCED_COLOR_4), (8, cv2.IMREAD_REDUCED_COLOR_8))
 OPENCV_LIMIT = 1 << 30  # OpenCV decodes no image of more pixels (CV_IO_MAX_IMAGE_PIXELS)
@@ -44,6 +51,8 @@ def load_picture(path: str | Path) -> tuple[np.ndarray, tuple[float, float]]:
     if size is not None and size[0] * size[1] > MAX_PIXELS:
         factor, flag = next((f, fl) for f, fl in REDUCED if size[0] * size[1] <= MAX_PIXELS * f * f or f == 8)
     image = cv2.imdecode(data, flag)
+    if (image is None or image.size == 0) and p.suffix.lower() in UNREAD_PHOTOS:
+        raise KioskError(f"{p}: {UNREAD_PHOTOS[p.suffix.lower()]}", exit_code=1)
     if image is None or image.size == 0:
         raise KioskError(f"{p}: not an image OpenCV can decode (corrupt or unsupported format)", exit_code=1)
     h, w = image.shape[:2]
@@ -75,12 +84,13 @@ def _stored_size(p: Path) -> tuple[int, int] | None:
 
 
 def expand_inputs(paths: list[str]) -> list[Path]:
-    """Files as given; a folder stands for the images directly inside it (sorted)."""
+    """Files as given; a folder stands for the images directly inside it (sorted), those OpenCV cannot
+    decode (UNREAD_PHOTOS) among them, to be named."""
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found = sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+            found = sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES.union(UNREAD_PHOTOS))
             out.extend(found if found else [p])
         else:
             out.append(p)
