@@ -240,16 +240,20 @@ def test_a_folder_stands_for_its_images_and_an_empty_one_is_named(tmp_path):
 @pytest.mark.slow
 def test_phone_photos_opencv_cannot_decode_are_named_not_passed_over(tmp_path):
     """A folder of phone photos with an iPhone's HEIC and a raw file among them: those were skipped without
-    a word (a folder held only the suffixes OpenCV reads); now each is named with what to do, the rest read."""
+    a word (a folder held only the suffixes OpenCV reads); now each is named with what to do, the rest read.
+    A video handed to it is named as one, with the command that reads it."""
     import shutil
 
     shutil.copy(REAL / "IMG_2627.JPG", tmp_path / "IMG_2627.JPG")
     (tmp_path / "IMG_3000.HEIC").write_bytes(b"\x00\x00\x00\x18ftypheic")
     (tmp_path / "IMG_3001.DNG").write_bytes(b"II*\x00")
-    run = kiosk("detect", str(tmp_path), "--json")
+    (tmp_path / "clips").mkdir()
+    (tmp_path / "clips" / "hand.mp4").write_bytes(b"\x00\x00\x00\x20ftypisom")
+    run = kiosk("detect", str(tmp_path), str(tmp_path / "clips" / "hand.mp4"), "--json")
     assert run.returncode == 1 and "Traceback" not in run.stderr
     entries = {Path(e["image"]).name: e for e in json.loads(run.stdout)}
-    assert sorted(entries) == ["IMG_2627.JPG", "IMG_3000.HEIC", "IMG_3001.DNG"]
+    assert sorted(entries) == ["IMG_2627.JPG", "IMG_3000.HEIC", "IMG_3001.DNG", "hand.mp4"]
+    assert "a video, not a photo: `kiosk analyze`" in entries["hand.mp4"]["error"]
     assert len(entries["IMG_2627.JPG"]["cards"]) == 2
     assert "HEIC photo" in entries["IMG_3000.HEIC"]["error"] and "Most Compatible" in run.stderr
     assert "camera raw file" in entries["IMG_3001.DNG"]["error"] and "export it as JPEG" in run.stderr

@@ -17,6 +17,8 @@ HEIC = ("an HEIC photo (an iPhone's default format), which cannot be read here: 
 RAW = "a camera raw file, which cannot be read here: export it as JPEG from the camera or a photo program"
 UNREAD_PHOTOS = {".heic": HEIC, ".heif": HEIC,
                  **{s: RAW for s in (".dng", ".cr2", ".cr3", ".nef", ".arw", ".raf", ".orf", ".rw2")}}
+VIDEO = "a video, not a photo: `kiosk analyze` reads the hands in a recording"
+VIDEO_SUFFIXES = {".mp4", ".mov", ".avi", ".mkv", ".webm", ".m4v"}
 MAX_PIXELS = 80_000_000  # read at most this many; a larger photo (a 108 or 200 MP phone) is decoded smaller
 REDUCED = ((2, cv2.IMREAD_REDUCED_COLOR_2), (4, cv2.IMREAD_REDUCED_COLOR_4), (8, cv2.IMREAD_REDUCED_COLOR_8))
 OPENCV_LIMIT = 1 << 30  # OpenCV decodes no image of more pixels (CV_IO_MAX_IMAGE_PIXELS)
@@ -53,6 +55,8 @@ def load_picture(path: str | Path) -> tuple[np.ndarray, tuple[float, float]]:
     image = cv2.imdecode(data, flag)
     if (image is None or image.size == 0) and p.suffix.lower() in UNREAD_PHOTOS:
         raise KioskError(f"{p}: {UNREAD_PHOTOS[p.suffix.lower()]}", exit_code=1)
+    if (image is None or image.size == 0) and p.suffix.lower() in VIDEO_SUFFIXES:
+        raise KioskError(f"{p}: {VIDEO}", exit_code=1)
     if image is None or image.size == 0:
         raise KioskError(f"{p}: not an image OpenCV can decode (corrupt or unsupported format)", exit_code=1)
     h, w = image.shape[:2]
