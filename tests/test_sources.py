@@ -12,6 +12,7 @@ import yaml
 
 from kiosk.cli import main
 from kiosk.errors import KioskError
+from kiosk.vision.images import why_unread
 from kiosk.table.calibration import find_corners, marker_image
 from kiosk.table.config import load_config
 from kiosk.table.hub import Hub
@@ -58,6 +59,7 @@ def test_folder_of_photos_in_name_order_and_unreadable_ones_skipped(tmp_path):
     for name in ("b.png", "a.jpg", "c.png"):
         cv2.imwrite(str(tmp_path / name), np.zeros((20, 30, 3), np.uint8))
     (tmp_path / "broken.jpg").write_bytes(b"not a jpeg")
+    (tmp_path / "IMG_3000.HEIC").write_bytes(b"\x00\x00\x00\x18ftypheic")  # an iPhone's: named, not passed over
     (tmp_path / "notes.txt").write_text("ignored")
     events = []
     hub = Hub()
@@ -67,7 +69,8 @@ def test_folder_of_photos_in_name_order_and_unreadable_ones_skipped(tmp_path):
     frames = list(src)
     assert [f.source.rsplit("/", 1)[1] for f in frames] == ["a.jpg", "b.png", "c.png"]
     assert [f.timestamp for f in frames] == [0.0, 2.0, 4.0]
-    assert src.skipped == [str(tmp_path / "broken.jpg")]
+    assert src.skipped[0] == str(tmp_path / "IMG_3000.HEIC") + " (" + why_unread(tmp_path / "IMG_3000.HEIC") + ")"
+    assert "save it as JPEG" in src.skipped[0] and src.skipped[1:] == [str(tmp_path / "broken.jpg")]
     assert any(e.data["status"] == "lost" and "broken.jpg" in e.data["detail"] for e in events)
 
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.table.config import DEMO_RECORDING
-from kiosk.vision.images import IMAGE_SUFFIXES
+from kiosk.vision.images import IMAGE_SUFFIXES, UNREAD_PHOTOS, why_unread
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,9 @@ class VideoFileSource(FrameSource):
 class ImageFolderSource(FrameSource):
     def __init__(self, path: Path, interval: float = 1.0, realtime: bool = False, loop: bool = False, on_status=None):
         super().__init__(str(path), on_status)
-        self.files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+        # photos OpenCV cannot decode (an iPhone's HEIC) are listed too, to be named when skipped
+        self.files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES.union(UNREAD_PHOTOS)
+                            and p.is_file())
         if not self.files:
             raise KioskError(f"no images in folder {path} (looked for {', '.join(sorted(IMAGE_SUFFIXES))})")
         self.interval = interval
@@ -167,8 +169,9 @@ class ImageFolderSource(FrameSource):
                     break
                 image = cv2.imread(str(path), cv2.IMREAD_COLOR)
                 if image is None:
-                    self.skipped.append(str(path))
-                    self.status("lost", f"cannot read image {path}; skipped")
+                    why = why_unread(path)
+                    self.skipped.append(f"{path} ({why})" if why else str(path))
+                    self.status("lost", f"cannot read image {self.skipped[-1]}; skipped")
                     continue
                 ts = index * self.interval
                 if self.realtime:

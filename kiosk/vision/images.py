@@ -24,6 +24,16 @@ REDUCED = ((2, cv2.IMREAD_REDUCED_COLOR_2), (4, cv2.IMREAD_REDUCED_COLOR_4), (8,
 OPENCV_LIMIT = 1 << 30  # OpenCV decodes no image of more pixels (CV_IO_MAX_IMAGE_PIXELS)
 
 
+def why_unread(path: Path) -> str:
+    """What to do with a file OpenCV could not decode, where its suffix tells (else "").
+
+    >>> why_unread(Path("IMG_1.HEIC")).split(",")[0], why_unread(Path("a.jpg"))
+    ("an HEIC photo (an iPhone's default format)", '')
+    """
+    suffix = path.suffix.lower()
+    return UNREAD_PHOTOS.get(suffix) or (VIDEO if suffix in VIDEO_SUFFIXES else "")
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """The picture at `path` as BGR uint8; KioskError naming the file if it cannot be read."""
     return load_picture(path)[0]
@@ -53,10 +63,8 @@ def load_picture(path: str | Path) -> tuple[np.ndarray, tuple[float, float]]:
     if size is not None and size[0] * size[1] > MAX_PIXELS:
         factor, flag = next((f, fl) for f, fl in REDUCED if size[0] * size[1] <= MAX_PIXELS * f * f or f == 8)
     image = cv2.imdecode(data, flag)
-    if (image is None or image.size == 0) and p.suffix.lower() in UNREAD_PHOTOS:
-        raise KioskError(f"{p}: {UNREAD_PHOTOS[p.suffix.lower()]}", exit_code=1)
-    if (image is None or image.size == 0) and p.suffix.lower() in VIDEO_SUFFIXES:
-        raise KioskError(f"{p}: {VIDEO}", exit_code=1)
+    if (image is None or image.size == 0) and why_unread(p):
+        raise KioskError(f"{p}: {why_unread(p)}", exit_code=1)
     if image is None or image.size == 0:
         raise KioskError(f"{p}: not an image OpenCV can decode (corrupt or unsupported format)", exit_code=1)
     h, w = image.shape[:2]
