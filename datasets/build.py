@@ -82,7 +82,7 @@ def cmd_measure(args) -> int:
 
 
 def cmd_add_deck(args) -> int:
-    from kiosk.synth.art import CACHED_ART, MIN_CARDS, deck_folder, write_deck
+    from kiosk.synth.art import CACHED_ART, INK_LINE, MIN_CARDS, SCAN_INK_LINES, deck_folder, write_deck
     from kiosk.synth.house import read_card_faces
 
     if not args.name.replace("-", "").replace("_", "").isalnum():
@@ -99,11 +99,14 @@ def cmd_add_deck(args) -> int:
     images, back = read_card_faces(Path(args.folder))
     meta = write_deck(out, args.name, images, back, name=args.name, family="house", licence=args.licence,
                       source=f"scanned faces from {Path(args.folder).resolve()}",
-                      height=min(args.art_height, next(iter(images.values())).shape[0]))  # shrunk, never enlarged
+                      height=min(args.art_height, next(iter(images.values())).shape[0]),  # shrunk, never enlarged
+                      ink_lines=SCAN_INK_LINES)
     found = len(meta["cards"])
     print(f"{args.name}: {found} of {len(images)} cards with a corner index found, written to {out}")
     for card, why in meta["skipped"].items():
         print(f"  {card} is not rendered: {why}")
+    if meta.get("ink_line", INK_LINE) != INK_LINE:
+        print(f"  ink told from the paper from {meta['ink_line']} off its colour (a JPEG's specks pass {INK_LINE})")
     if found < MIN_CARDS:
         print(f"datasets/build.py add-deck: only {found} cards have an index; a design needs {MIN_CARDS} to be used",
               file=sys.stderr)

@@ -153,8 +153,14 @@ def load_deck(deck_id: str) -> Deck:
 # Measuring the corner index from the art
 
 
-def ink_mask(image: np.ndarray) -> np.ndarray:
-    """Pixels of a card that are printed (differ clearly from the card's paper)."""
+INK_LINE = 25  # a pixel is ink where a channel differs from the paper's by more than this
+# A face scanned and saved as JPEG rings around its glyphs past 25 (specks that join or cut the index's chain of
+# blobs): `add-deck` measures at each of these lines and keeps the one that measures the most cards.
+SCAN_INK_LINES = (25, 40, 60, 80)
+
+
+def ink_mask(image: np.ndarray, line: int = INK_LINE) -> np.ndarray:
+    """Pixels of a card that are printed (differ clearly from the card's paper: by more than `line`)."""
     bgr = image[:, :, :3].astype(np.int16)
     alpha = image[:, :, 3]
     h, w = alpha.shape
@@ -175,7 +181,7 @@ def ink_mask(image: np.ndarray) -> np.ndarray:
     values, counts = np.unique(keys, return_counts=True)
     paper = pix[keys == values[np.argmax(counts)]].mean(axis=0)
     diff = np.abs(bgr - paper).max(axis=2)
-    ink = ((diff > 25) & (inside > 0)).astype(np.uint8)
+    ink = ((diff > line) & (inside > 0)).astype(np.uint8)
     # frame lines printed around the picture or along the edge are not glyphs: remove long
     # straight runs so a rank touching such a line stays a blob of its own
     lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, int(0.3 * w))), np.uint8), **zero)
@@ -193,12 +199,12 @@ def _components(mask: np.ndarray) -> list[tuple[int, int, int, int, int]]:
     return out
 
 
-def _index_in_top_left(image: np.ndarray, max_width: float = 0.33) -> Box | None:
-    found = _index_parts(image, max_width)
+def _index_in_top_left(image: np.ndarray, max_width: float = 0.33, line: int = INK_LINE) -> Box | None:
+    found = _index_parts(image, max_width, line)
     return None if found is None else found[0]
 
 
-def _index_parts(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, bool] | None:
+def _index_parts(image: np.ndarray, max_width: float = 0.33, line: int = INK_LINE) -> tuple[Box, bool] | None:
     """The index box in the card's top-left corner, or None when there is none.
 
     Seed = the rank glyph: the first sizeable ink blob near the top-left corner. Then
@@ -206,7 +212,7 @@ def _index_parts(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, bool]
     straight below it (the suit pip; J-O-K-E-R written downwards) are added.
     """
     h, w = image.shape[:2]
-    mask = ink_mask(image)
+    mask = ink_mask(image, line)
     comps = [c for c in _components(mask) if c[4] >= max(4, (w * h) // 20000)]
     min_glyph = 0.035 * h
     seeds = [
@@ -270,19 +276,19 @@ def _index_parts(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, bool]
     return (max(0.0, x1 - pad), max(0.0, y1 - pad), min(float(w), x2 + pad), min(float(h), y2 + pad)), has_pip
 
 
-def measure_index(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, ...]:
+def measure_index(image: np.ndarray, max_width: float = 0.33, line: int = INK_LINE) -> tuple[Box, ...]:
     """Corner-index boxes of one card (pixels), found from the art.
 
     Looks in the top-left corner, and in the bottom-right corner (by measuring the card
     turned 180 degrees). `max_width` (share of the card width) is wider for jokers that
     write JOKER across the corner. Decks that print the index top-right (KDE "oxygen") are
     measured the same way on the card mirrored left-right; the boxes are mapped back,
-    the art itself is never mirrored.
+    the art itself is never mirrored. `line`: how far from the paper's colour ink is (`ink_mask`).
     """
     h, w = image.shape[:2]
     boxes: list[Box] = []
-    tl_parts = _index_parts(image, max_width)
-    br_parts = _index_parts(image[::-1, ::-1], max_width)
+    tl_parts = _index_parts(image, max_width, line)
+    br_parts = _index_parts(image[::-1, ::-1], max_width, line)
     # a corner showing the rank without its pip (while the other corner has both) cannot
     # name the card: not an index. Unless it is as tall as the other corner's rank and pip:
     # then the pip touches the rank and was measured as one blob with it (KDE konqi-modern)
@@ -294,8 +300,8 @@ def measure_index(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, ...]
     tl = tl_parts[0] if tl_parts else None
     br = br_parts[0] if br_parts else None
     if tl is None and br is None:
-        tr = _index_in_top_left(image[:, ::-1], max_width)
-        bl = _index_in_top_left(image[::-1, :], max_width)
+        tr = _index_in_top_left(image[:, ::-1], max_width, line)
+        bl = _index_in_top_left(image[::-1, :], max_width, line)
         if tr is not None:
             boxes.append((w - tr[2], tr[1], w - tr[0], tr[3]))
         if bl is not None:
@@ -305,7 +311,7 @@ def measure_index(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, ...]
         boxes.append(tl)
     if br is not None:
         boxes.append((w - br[2], h - br[3], w - br[0], h - br[1]))
-    ink = ink_mask(image)
+    ink = ink_mask(image, line)
     if len(boxes) == 1:
         # the other corner's glyphs may touch a pip or the picture, so that they do not measure
         # as an index of their own; the same place turned 180 degrees counts when its ink is the
@@ -318,8 +324,8 @@ def measure_index(image: np.ndarray, max_width: float = 0.33) -> tuple[Box, ...]
     # they look like the first (same size, same ink), never a pip that happens to sit there
     ref = tl
     if ref is not None:
-        tr_parts = _index_parts(image[:, ::-1], max_width)
-        bl_parts = _index_parts(image[::-1, :], max_width)
+        tr_parts = _index_parts(image[:, ::-1], max_width, line)
+        bl_parts = _index_parts(image[::-1, :], max_width, line)
         extra = []
         if tr_parts is not None and tr_parts[1] == tl_parts[1]:
             tr = tr_parts[0]
@@ -388,11 +394,14 @@ def write_deck(
     source: str,
     height: int | None = None,
     index: dict[str, tuple[Box, ...]] | None = None,
+    ink_lines: tuple[int, ...] = (INK_LINE,),
 ) -> dict:
     """Write a design folder: PNGs (resized to `height` px tall) and deck.json with measured indices.
 
     `index` gives the boxes of designs that know where they drew their indices (procedural ones,
-    at the PNGs' size): used as they are, not measured.
+    at the PNGs' size): used as they are, not measured. Otherwise each card is measured at each of
+    `ink_lines` (`ink_mask`) and the line that measures the most cards is kept (the first on a tie;
+    written as `ink_line` in deck.json where more than one was tried, for `remeasure`).
 
     Cards whose index cannot be found (e.g. a joker with no corner index) are listed under
     "skipped" and not used (their PNG is kept so `remeasure` can try again).
@@ -410,7 +419,7 @@ def write_deck(
             "back": "back.png", "cards": {}, "skipped": {}}
     if index:
         meta["index_boxes"] = "drawn"  # known exactly: `remeasure` leaves them
-    ref_size = None
+    ref_size, faces = None, {}
     for card in CLASS_NAMES:
         if card not in images:
             continue
@@ -419,14 +428,22 @@ def write_deck(
             ref_size = img.shape[:2]
         elif img.shape[:2] != ref_size:
             img = cv2.resize(img, (ref_size[1], ref_size[0]), interpolation=cv2.INTER_AREA)
-        boxes = index[card] if index else measure_index(img, max_width=0.55 if card == "Jk" else 0.33)
         cv2.imwrite(str(folder / f"{card}.png"), img, [cv2.IMWRITE_PNG_COMPRESSION, 9])
-        if not boxes:
-            meta["skipped"][card] = "no corner index found"
-            continue
-        meta["cards"][card] = {"file": f"{card}.png", "index": [[round(v, 1) for v in b] for b in boxes]}
-    if not index:
-        drop_outliers(meta)
+        faces[card] = img
+    if index:
+        _add_boxes(meta, {card: index[card] for card in faces})
+    else:
+        best = None
+        for line in ink_lines:
+            measured = {"cards": {}, "skipped": {}}
+            _add_boxes(measured, {card: measure_index(img, 0.55 if card == "Jk" else 0.33, line)
+                                  for card, img in faces.items()})
+            drop_outliers(measured)
+            if best is None or len(measured["cards"]) > len(best[1]["cards"]):
+                best = (line, measured)
+        meta["cards"], meta["skipped"] = best[1]["cards"], best[1]["skipped"]
+        if len(ink_lines) > 1:
+            meta["ink_line"] = best[0]
     back = sized(back)
     if ref_size is not None and back.shape[:2] != ref_size:
         back = cv2.resize(back, (ref_size[1], ref_size[0]), interpolation=cv2.INTER_AREA)
@@ -434,6 +451,14 @@ def write_deck(
     (folder / "deck.json").write_text(json.dumps(meta, indent=1) + "\n")
     load_deck.cache_clear()
     return meta
+
+
+def _add_boxes(meta: dict, boxes: dict[str, tuple[Box, ...]]) -> None:
+    for card, found in boxes.items():
+        if found:
+            meta["cards"][card] = {"file": f"{card}.png", "index": [[round(v, 1) for v in b] for b in found]}
+        else:
+            meta["skipped"][card] = "no corner index found"
 
 
 def remeasure(deck_id: str) -> dict:
@@ -445,7 +470,8 @@ def remeasure(deck_id: str) -> dict:
     skipped = meta.setdefault("skipped", {})
     for card in list(meta["cards"]) + [c for c in list(skipped) if (folder / f"{c}.png").exists()]:
         entry = meta["cards"].get(card, {"file": f"{card}.png"})
-        boxes = measure_index(_read_png(folder / entry["file"]), max_width=0.55 if card == "Jk" else 0.33)
+        boxes = measure_index(_read_png(folder / entry["file"]), 0.55 if card == "Jk" else 0.33,
+                              meta.get("ink_line", INK_LINE))
         if boxes:
             meta["cards"][card] = {"file": entry["file"], "index": [[round(v, 1) for v in b] for b in boxes]}
             skipped.pop(card, None)
