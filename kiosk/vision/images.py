@@ -59,9 +59,9 @@ def load_picture(path: str | Path) -> tuple[np.ndarray, tuple[float, float]]:
     if size is not None and size[0] * size[1] > OPENCV_LIMIT:
         raise KioskError(f"{p}: {size[0]}x{size[1]} is too large to read (limit {OPENCV_LIMIT // 1_000_000} "
                          "megapixels)", exit_code=1)
-    factor, flag = 1, cv2.IMREAD_COLOR
+    flag = cv2.IMREAD_COLOR
     if size is not None and size[0] * size[1] > MAX_PIXELS:
-        factor, flag = next((f, fl) for f, fl in REDUCED if size[0] * size[1] <= MAX_PIXELS * f * f or f == 8)
+        flag = next(fl for f, fl in REDUCED if size[0] * size[1] <= MAX_PIXELS * f * f or f == 8)
     image = cv2.imdecode(data, flag)
     if (image is None or image.size == 0) and why_unread(p):
         raise KioskError(f"{p}: {why_unread(p)}", exit_code=1)
@@ -72,7 +72,7 @@ def load_picture(path: str | Path) -> tuple[np.ndarray, tuple[float, float]]:
         raise KioskError(f"{p}: {w}x{h} is too large to read (limit {MAX_PIXELS // 1_000_000} megapixels)", exit_code=1)
     if min(h, w) < 16:
         raise KioskError(f"{p}: {w}x{h} is too small to hold a readable card", exit_code=1)
-    if factor == 1:
+    if flag == cv2.IMREAD_COLOR:
         return image, (1.0, 1.0)
     W, H = size
     if (w > h) != (W > H):  # decoded turned upright by the photo's EXIF orientation
