@@ -31,7 +31,7 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.table.config import DEMO_RECORDING
-from kiosk.vision.images import IMAGE_SUFFIXES, UNREAD_PHOTOS, why_unread
+from kiosk.vision.images import IMAGE_SUFFIXES, PHOTO_SUFFIXES, why_unread
 
 log = logging.getLogger(__name__)
 
@@ -150,8 +150,7 @@ class ImageFolderSource(FrameSource):
     def __init__(self, path: Path, interval: float = 1.0, realtime: bool = False, loop: bool = False, on_status=None):
         super().__init__(str(path), on_status)
         # photos OpenCV cannot decode (an iPhone's HEIC) are listed too, to be named when skipped
-        self.files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES.union(UNREAD_PHOTOS)
-                            and p.is_file())
+        self.files = sorted(p for p in path.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES and p.is_file())
         if not self.files:
             raise KioskError(f"no images in folder {path} (looked for {', '.join(sorted(IMAGE_SUFFIXES))})")
         self.interval = interval

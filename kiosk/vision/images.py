@@ -17,6 +17,7 @@ HEIC = ("an HEIC photo (an iPhone's default format), which cannot be read here: 
 RAW = "a camera raw file, which cannot be read here: export it as JPEG from the camera or a photo program"
 UNREAD_PHOTOS = {".heic": HEIC, ".heif": HEIC,
                  **{s: RAW for s in (".dng", ".cr2", ".cr3", ".nef", ".arw", ".raf", ".orf", ".rw2")}}
+PHOTO_SUFFIXES = IMAGE_SUFFIXES | set(UNREAD_PHOTOS)  # what a folder of photos lists
 VIDEO = "a video, not a photo: `kiosk analyze` reads the hands in a recording"
 VIDEO_SUFFIXES = {".mp4", ".mov", ".avi", ".mkv", ".webm", ".m4v"}
 MAX_PIXELS = 80_000_000  # read at most this many; a larger photo (a 108 or 200 MP phone) is decoded smaller
@@ -102,7 +103,7 @@ def expand_inputs(paths: list[str]) -> list[Path]:
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found = sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES.union(UNREAD_PHOTOS))
+            found = sorted(f for f in p.iterdir() if f.suffix.lower() in PHOTO_SUFFIXES)
             out.extend(found if found else [p])
         else:
             out.append(p)
