@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kiosk.synth.art import CACHED_ART, COMMITTED_ART, REPO_ROOT, SCAN_INK_LINES, write_deck
+from kiosk.synth.art import CACHED_ART, COMMITTED_ART, INK_LINE, REPO_ROOT, SCAN_INK_LINES, write_deck
 
 DOWNLOADS = REPO_ROOT / "datasets" / "cache" / "downloads"
 ART_HEIGHT = 240  # px: card art height kept on disk (an index is ~25 px tall in a 1080p frame)
@@ -461,7 +461,7 @@ def kde(only: list[str] | None = None, force: bool = False) -> list[str]:
         write_deck(CACHED_ART / deck_id, deck_id, images, back, name=f"KDE {folder.name}",
                    family=KDE_FAMILY.get(folder.name, deck_id), licence="GPL-2+/LGPL (kdegames-card-data-kf5)",
                    source=f"Debian kdegames-card-data-kf5 {KDE}/{folder.name}/{svgz.name}", height=ART_HEIGHT,
-                   **({"ink_lines": KDE_INK_LINES[folder.name]} if folder.name in KDE_INK_LINES else {}))
+                   ink_lines=KDE_INK_LINES.get(folder.name, (INK_LINE,)))
         made.append(deck_id)
     return made
 
