@@ -10,7 +10,7 @@ shipped line was chosen (model card, results, "The background veto"):
         [--models models] [--lines 0.9 0.8 0.7 0.6 0.5]
 
 The real photos read the same with the veto as without at every line from 0.5 (`kiosk eval
-../shared/data/real-photos-ranks` with reader.json's `veto.bg` changed).
+datasets/real/real-photos-ranks` with reader.json's `veto.bg` changed).
 """
 from __future__ import annotations
 

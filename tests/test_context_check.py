@@ -197,13 +197,13 @@ def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_rea
 @pytest.mark.parametrize("photo, cards, extra", [("IMG_2446.JPG", ["Ah"], "3d"), ("IMG_2552.JPG", ["Ac"], "Jk"),
                                                  ("IMG_2569.JPG", ["Jd", "Jh", "As", "Jc"], "Jk")])
 def test_real_photos_lose_a_reading_of_no_card_and_keep_their_cards(reader, photo, cards, extra):
-    """Real photos (../shared/data/real-photos-ranks) where the index classifier reads a second card in an ace's
+    """Real photos (datasets/real/real-photos-ranks) where the index classifier reads a second card in an ace's
     art or beside the cards: the check drops that reading, and only that one. (The extra readings are the turned
     look's, under 0.7, which since `baf3bbcccc6c` (`turned_report`) it no longer adds: read here from the report
     line, as before, and without the background veto, so that the check is what is tested.)"""
     from kiosk.vision.images import load_image
 
-    image = load_image(MODELS.parents[1] / "shared" / "data" / "real-photos-ranks" / photo)
+    image = load_image(MODELS.parent / "datasets" / "real" / "real-photos-ranks" / photo)
     reader = copy.copy(reader)
     reader.turned_report = reader.report_confidence
     reader.veto = None

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-REAL = REPO.parent / "shared" / "data" / "real-photos-ranks"
+REAL = REPO / "datasets" / "real" / "real-photos-ranks"
 REAL_SAMPLE = ["IMG_2385.JPG", "cam_image1.jpg", "cam_image12.jpg"]
 
 

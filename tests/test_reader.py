@@ -562,7 +562,7 @@ def test_a_photo_of_a_few_cards_reports_from_the_usual_line(reader, photo, monke
     reader = copy.copy(reader)
     reader.context = None
     reader.turned_sure = False
-    image = load_image(REPO.parent / "shared" / "data" / "real-photos-ranks" / photo)
+    image = load_image(REPO / "datasets" / "real" / "real-photos-ranks" / photo)
     one = reader.read_picture(image).cards
     sure_turns = copy.copy(reader)
     sure_turns.turned_sure = True
@@ -648,7 +648,7 @@ def test_the_turned_look_adds_readings_only_from_its_own_line(reader, photo):
     from kiosk.vision.geometry import box_center
     from kiosk.vision.images import load_image
 
-    root = REPO.parent / "shared" / "data" / "real-photos-ranks"
+    root = REPO / "datasets" / "real" / "real-photos-ranks"
     image = load_image(root / photo)
     boxes = next(b for path, b, _ in _voc_items(root) if path.name == photo)
 
@@ -680,7 +680,7 @@ def test_cards_turned_about_45_degrees_are_read_in_the_turned_look(reader, photo
 
     from kiosk.vision.evaluate import _voc_items
 
-    real = REPO.parent / "shared" / "data" / "real-photos-ranks"
+    real = REPO / "datasets" / "real" / "real-photos-ranks"
     labels = next(sorted(rank for rank, _ in boxes) for path, boxes, _ in _voc_items(real) if path.name == photo)
     image = cv2.imread(str(real / photo))
     saved = reader.turned_look

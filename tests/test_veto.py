@@ -132,12 +132,12 @@ def test_a_reading_on_held_out_creature_backs_is_vetoed_and_nothing_else(reader,
 @pytest.mark.slow
 @pytest.mark.parametrize("photo", ["IMG_2610.JPG", "IMG_2614.JPG", "cam_image38.jpg"])
 def test_real_photos_keep_every_reading_under_the_veto(reader, photo):
-    """Real photos (../shared/data/real-photos-ranks) of five cards in hand, court cards among them, read the same
+    """Real photos (datasets/real/real-photos-ranks) of five cards in hand, court cards among them, read the same
     with the veto as without: it drops backs and print, not a face-up card's index (cam_image38 also reads a joker,
     which the veto spares, as every joker)."""
     from kiosk.vision.images import load_image
 
-    image = load_image(REPO.parent / "shared" / "data" / "real-photos-ranks" / photo)
+    image = load_image(REPO / "datasets" / "real" / "real-photos-ranks" / photo)
     blind = copy.copy(reader)
     blind.veto = None
     stages = []

@@ -2,7 +2,7 @@
 
 SET is a generated data set (datasets/generated/<set>, scored per card with suits) or a
 folder of photos with Pascal VOC labels, whole-card boxes named by rank (nine ... ace, e.g.
-../shared/data/real-photos-ranks: only the rank is scored) or by card (Ks, 10h, Jk: a few
+datasets/real/real-photos-ranks: only the rank is scored) or by card (Ks, 10h, Jk: a few
 labelled photos of the house's deck, scored with suits). Prints precision and recall, the
 most confused pairs (6/9, suits of one colour, ...), and the share of pictures read with no
 error at all. With --min-* thresholds it exits 1 when the reader falls short (CI uses this).
