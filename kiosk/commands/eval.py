@@ -22,7 +22,8 @@ FAILURES_SHOWN = 10  # pictures with an error listed on screen; eval.json holds 
 def register(subparsers) -> None:
     p = subparsers.add_parser("eval", help="score the card reader on a labelled set", description=__doc__)
     p.add_argument("set", type=Path, metavar="SET", help="generated data set folder, or a folder of VOC-labelled photos")
-    p.add_argument("--split", default="test", help="split of a generated set (default: test)")
+    p.add_argument("--split", default="test", help="split of a generated set, or of a set of corner-labelled photos (test, train, unseen, all; "
+                        "default: test)")
     p.add_argument("--limit", type=int, default=None, help="read at most this many pictures")
     p.add_argument("--models", "--model-dir", dest="model_dir", default=default_models_dir(), help=MODELS_HELP)
     p.add_argument("--backend", default="auto")
@@ -30,6 +31,8 @@ def register(subparsers) -> None:
                    help="the pictures may show a card more than once (by default a picture holds one deck)")
     p.add_argument("--out", type=Path, default=None, help="write the confusion matrix plot and JSON here")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--by-stage", action="store_true",
+                   help="read the set once more with each reading stage off and print what each stage moves")
     p.add_argument("--min-precision", type=float, default=None)
     p.add_argument("--min-recall", type=float, default=None)
     p.add_argument("--min-clean", type=float, default=None, help="minimum share of pictures read with no error")
@@ -44,16 +47,22 @@ def run(args) -> int:
     if not args.set.is_dir():
         raise KioskError(f"{args.set}: no such folder")
     kind = evaluate.detect_set_kind(args.set)
-    reader = load_reader(args.model_dir, backend=args.backend, many_decks=args.many_decks)
 
     def progress(done, total):
         if not args.json and (done % 25 == 0 or done == total):
             print(f"\r  read {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
-    if kind == "scenes":
-        result = evaluate.evaluate_scenes(reader, args.set, args.split, args.limit, progress)
-    else:
-        result = evaluate.evaluate_photos(reader, args.set, args.limit, progress)
+    def evaluated(reader):
+        if kind == "scenes":
+            return evaluate.evaluate_scenes(reader, args.set, args.split, args.limit, progress)
+        if kind == "corners":
+            return evaluate.evaluate_corners(reader, args.set, args.split, args.limit, progress)
+        return evaluate.evaluate_photos(reader, args.set, args.limit, progress)
+
+    if args.by_stage:
+        return _by_stage(args, evaluated)
+    reader = load_reader(args.model_dir, backend=args.backend, many_decks=args.many_decks)
+    result = evaluated(reader)
     summary = result.to_json()
     summary["model"] = reader.model_version
     summary["backend"] = reader.backend
@@ -123,6 +132,30 @@ def _print(result, summary) -> None:
             print(f"  {image}: {what}")
         if len(result.failures) > FAILURES_SHOWN:
             print(f"  ... and {len(result.failures) - FAILURES_SHOWN} more")
+
+
+def _by_stage(args, evaluated) -> int:
+    from kiosk.vision.reader import load_reader
+    from kiosk.vision.stages import STAGES_OFF, stage_rows
+
+    results = {}
+    for name, off in {"all": {}, **STAGES_OFF}.items():
+        reader = load_reader(args.model_dir, backend=args.backend, many_decks=args.many_decks, settings=off)
+        print(f"{name}:", file=sys.stderr)
+        results[name] = evaluated(reader)
+    rows = stage_rows(results)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "stages.json").write_text(json.dumps(rows, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"set: {results['all'].source}, {results['all'].images} pictures; each row one stage off")
+    print(f"{'stage off':<16} {'precision':>9} {'recall':>7} {'clean':>6} {'ms':>7}   change (P, R, clean)")
+    for row in rows:
+        print(f"{row['stage off']:<16} {row['precision']:>9.4f} {row['recall']:>7.4f} {row['clean']:>6.3f} "
+              f"{row['median_ms'] or 0:>7.1f}   {row['d_precision']:+.4f} {row['d_recall']:+.4f} {row['d_clean']:+.3f}")
+    return 0
 
 
 def summary_kind(t, r):

@@ -67,6 +67,9 @@ def register(subparsers) -> None:
                    help="share of the loss that follows the teachers rather than the labels (0..1, default 0.5)")
     p.add_argument("--teacher-temperature", type=float, default=2.0,
                    help="softens the teachers' readings so their runners-up teach too (default 2)")
+    p.add_argument("--real", type=Path, default=None, metavar="DIR",
+                   help="also train on the train split of these corner-labelled real photos (e.g. "
+                        "datasets/real/real-photos-corners): detector images and classifier crops")
     p.add_argument("--resume-from", type=Path, default=None, help="start from the weights in this folder (e.g. models)")
     p.add_argument("--name", default="reader", help="name of the runs/ sub-folders")
     p.add_argument("--mine", type=int, default=0, metavar="N",
@@ -81,7 +84,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from kiosk.vision import prepare, training
+    from kiosk.vision import prepare, prepare_real, training
 
     data = args.data
     if args.cut_only and (args.stage != "classifier" or args.crops is not None):
@@ -156,6 +159,8 @@ def run(args) -> int:
     if "detector" in cfg.stages:
         print(f"[train] cutting detector tiles from {data} ...", flush=True)
         data_yaml = prepare.prepare_detector(data, prep_root / "det", pcfg)
+        if args.real:
+            prepare_real.add_detector_photos(args.real, prep_root / "det", pcfg)
         print(f"[train] training the index detector ({time.time() - t0:.0f} s)", flush=True)
         best = training.train_detector(cfg, data_yaml)
         exported = training.export_model(best, out, training.DETECTOR, "detector", cfg.exports)
@@ -176,6 +181,9 @@ def run(args) -> int:
             print(f"[train] mined {sum(len(v) for v in mined.values())} boxes "
                   f"({sum(1 for v in mined.values() for b in v if b[1] == prepare.BG)} background)", flush=True)
         crops = args.crops or prepare.prepare_classifier(data, prep_root / "cls", pcfg, mined=mined)
+        if args.real and args.crops is None:
+            orient = _orienter(cfg.resume_from or out)
+            prepare_real.add_classifier_crops(args.real, crops, pcfg, orient)
         if args.cut_only:
             print(f"[train] crops cut into {crops} ({time.time() - t0:.0f} s); train them with --crops {crops}", flush=True)
             return 0
@@ -202,6 +210,21 @@ def run(args) -> int:
 
         figures.training_figures(cfg, out, prep_root)
     return 0
+
+
+def _orienter(model_dir: Path):
+    """orient(image, box, card): the quarter turn of `card`'s index in `box`, as the classifier in
+    `model_dir` reads it (a real photo's labels name the card, not its turn)."""
+    from kiosk.vision.reader import load_reader
+
+    reader = load_reader(model_dir)
+    names = reader.meta["classifier"]["names"]
+
+    def orient(image, box, card: str) -> int:
+        probs = reader.classify(image, [box])[0]
+        return max(range(4), key=lambda k: probs[names.index(f"{card}.{k}")])
+
+    return orient
 
 
 def _check_teachers(args) -> None:

@@ -32,6 +32,7 @@ import numpy as np
 
 from kiosk.cards import CLASS_NAMES, CardError, parse_card_name
 from kiosk.errors import KioskError
+from kiosk.vision.corner_set import corner_items
 from kiosk.vision.geometry import box_center, iou
 from kiosk.vision.images import IMAGE_SUFFIXES
 
@@ -499,11 +500,61 @@ def evaluate_photos(reader, root: Path, limit: int | None = None, progress=None)
     return result
 
 
+def evaluate_corners(reader, root: Path, split: str = "test", limit: int | None = None,
+                     progress=None) -> EvalResult:
+    """Photos with every corner index boxed (YOLO labels, real-photos-corners): each photo's set of cards
+    read against the set its boxes name (the two corners of a card are one card)."""
+    result = EvalResult("real-corners", f"{root} [{split}]")
+    items = list(corner_items(root, split))[:limit]
+    for image_path, boxes, dets in _read_all(reader, items, result, progress):
+        truth = {card for card, _ in boxes}
+        reads = sorted(dets.cards, key=lambda d: -d.confidence)
+        left = set(truth)
+        wrong = []
+        for d in reads:
+            if str(d.card) in left:
+                left.discard(str(d.card))
+            else:
+                wrong.append(d)
+        correct = len(truth) - len(left)
+        _tally_corner_errors(result, boxes, left, wrong)
+        result.images += 1
+        result.labelled += len(truth)
+        result.readings += len(reads)
+        result.correct += correct
+        for card in truth - left:
+            result.correct_by[card] += 1
+        clean = not left and not wrong
+        result.clean_images += clean
+        if not clean:
+            result.failures.append((image_path.name, f"{correct}/{len(truth)} right, {len(reads)} read; "
+                                    f"missed {' '.join(sorted(left)) or '-'}; "
+                                    f"wrong {' '.join(str(d.card) for d in wrong) or '-'}"))
+    return result
+
+
+def _tally_corner_errors(result: EvalResult, boxes, missed: set, wrong: list) -> None:
+    """A wrong reading lying on a missed card's corner is a confusion; the others are misses and extras."""
+    for d in wrong:
+        points = [box_center(c) for c in d.corners] or [d.center]
+        on = [card for card, (x1, y1, x2, y2) in boxes
+              if card in missed and any(x1 <= x <= x2 and y1 <= y <= y2 for x, y in points)]
+        if on:
+            result.confusions[(on[0], str(d.card))] += 1
+            missed = missed - {on[0]}
+        else:
+            result.extra[str(d.card)] += 1
+    for card in missed:
+        result.missed[card] += 1
+
+
 def detect_set_kind(path: Path) -> str:
     if (path / "scenes").is_dir():
         return "scenes"
     if any(path.glob("*.xml")):
         return "photos"
+    if (path / "labels").is_dir() and (path / "split.csv").is_file():
+        return "corners"
     raise KioskError(
         f"{path}: not a labelled set I know (a generated set with scenes/, or Pascal VOC .xml beside images)"
     )

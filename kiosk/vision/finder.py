@@ -16,6 +16,13 @@ MAX_UPSCALE = 1.0  # indices in small pictures are already as large as training 
 # (h, w) the detector reads a frame at: a 1080p frame at full size. At 2/3 (736x1280) it was 30 ms
 # faster but lost the narrow index strips of tight fans (rendered hands: 29 of 60 exact, 37 at full size).
 DET_INPUT = (1088, 1920)
+MIN_SIDE = 96  # a picture shrunk below this many pixels on its short side holds no readable index
+
+
+def _nms(found: list[tuple[tuple, float]], iou: float) -> list[tuple[tuple, float]]:
+    rects = [[x1, y1, x2 - x1, y2 - y1] for (x1, y1, x2, y2), _ in found]
+    keep = cv2.dnn.NMSBoxes(rects, [s for _, s in found], 0.0, iou)
+    return [found[i] for i in np.asarray(keep).reshape(-1)]
 
 
 class IndexFinder:
@@ -27,8 +34,12 @@ class IndexFinder:
         self.conf_threshold = conf_threshold
         self.nms_iou = nms_iou
 
-    def find_indices(self, image: np.ndarray, region: tuple[int, int, int, int]) -> list[tuple[tuple, float]]:
-        """Index boxes (frame pixels) and detector scores inside `region`."""
+    def find_indices(self, image: np.ndarray, region: tuple[int, int, int, int],
+                     scales: tuple[float, ...] = (1.0,)) -> list[tuple[tuple, float]]:
+        """Index boxes (frame pixels) and detector scores inside `region`. `scales` > 1 entries read the
+        region also shrunk by those factors (a close-up's indices come down to the sizes the detector
+        learned), packed beside the first on the detector's input where they fit; the finds of all
+        scales are joined by NMS."""
         x0, y0, x1, y1 = region
         patch = image[y0:y1, x0:x1]
         ph, pw = patch.shape[:2]
@@ -37,28 +48,48 @@ class IndexFinder:
             patch = cv2.rotate(patch, cv2.ROTATE_90_CLOCKWISE)
         h, w = patch.shape[:2]
         in_h, in_w = self.input_hw
-        r = min(in_w / w, in_h / h, MAX_UPSCALE)
-        nw, nh = max(1, round(w * r)), max(1, round(h * r))
-        if (nw, nh) == (w, h):
-            resized = patch
-        else:
-            resized = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
-        canvas = np.full((in_h, in_w, 3), 114, dtype=np.uint8)
-        canvas[:nh, :nw] = resized
+        fit = min(in_w / w, in_h / h, MAX_UPSCALE)
+        found = []
+        for canvas, placed in self._canvases(patch, [fit / s for s in scales if min(w, h) * fit / s >= MIN_SIDE]):
+            for (rx1, ry1, rx2, ry2), score in self._detect(canvas):
+                for (px, py, nw, nh), r in placed:
+                    cx, cy = (rx1 + rx2) / 2, (ry1 + ry2) / 2
+                    if px <= cx < px + nw and py <= cy < py + nh:
+                        found.append(((max(0.0, rx1 - px) / r, max(0.0, ry1 - py) / r,
+                                       min(nw, rx2 - px) / r, min(nh, ry2 - py) / r), score))
+        if len(scales) > 1:
+            found = _nms(found, self.nms_iou)
         out = []
-        for (rx1, ry1, rx2, ry2), score in self._detect(canvas):
-            bx1, by1, bx2, by2 = rx1 / r, ry1 / r, rx2 / r, ry2 / r
+        for (bx1, by1, bx2, by2), score in found:
             if turned:  # undo the clockwise quarter turn: (x', y') = (ph - y, x)
                 bx1, by1, bx2, by2 = by1, ph - bx2, by2, ph - bx1
-            box = (
-                max(0.0, bx1) + x0,
-                max(0.0, by1) + y0,
-                min(float(pw), bx2) + x0,
-                min(float(ph), by2) + y0,
-            )
+            box = (max(0.0, bx1) + x0, max(0.0, by1) + y0, min(float(pw), bx2) + x0, min(float(ph), by2) + y0)
             if box[2] - box[0] >= 2 and box[3] - box[1] >= 2:
                 out.append((box, score))
         return out
+
+    def _canvases(self, patch: np.ndarray, ratios: list[float]):
+        """(detector input, [((x, y, w, h) placed, ratio)]): the patch at each ratio, side by side in a row
+        while the row has room, a new input where it has not."""
+        in_h, in_w = self.input_hw
+        h, w = patch.shape[:2]
+        canvas, placed, x = None, [], 0
+        for r in ratios:
+            nw, nh = max(1, round(w * r)), max(1, round(h * r))
+            if canvas is not None and x + nw > in_w:
+                yield canvas, placed
+                canvas = None
+            if canvas is None:
+                canvas, placed, x = np.full((in_h, in_w, 3), 114, dtype=np.uint8), [], 0
+            if (nw, nh) == (w, h):
+                resized = patch
+            else:
+                resized = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+            canvas[:nh, x:x + nw] = resized
+            placed.append(((x, 0, nw, nh), r))
+            x += nw
+        if canvas is not None:
+            yield canvas, placed
 
     def _detect(self, canvas: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
         """Index boxes (x1, y1, x2, y2 on the detector's input) and scores, after NMS."""

@@ -83,6 +83,9 @@ class CardReader:
         self.probe_gaps = bool(meta.get("probe_gaps", False))
         # A single picture is also read turned by this many degrees (kiosk.vision.turned); 0: not.
         self.turned_look = float(meta.get("turned_look", 0.0))
+        # A single picture's indices are also searched with the picture shrunk by these factors: a close-up's
+        # indices are several times the size the detector learned (kiosk.vision.finder).
+        self.picture_scales = tuple(float(s) for s in meta.get("picture_scales", (1.0,)))
         # ... adding only readings sure enough to report (`report_confidence`), in a picture of one deck too: its
         # weak readings took cards from right ones in the settling (docs/detector.md).
         self.turned_sure = bool(meta.get("turned_sure", False))
@@ -190,8 +193,9 @@ class CardReader:
             for (c, k), i in index.items():
                 self._turned[t][i] = index.get((c, (k + t) % 4), i)
 
-    def find_indices(self, image: np.ndarray, region: tuple[int, int, int, int]) -> list[tuple[tuple, float]]:
-        return self.finder.find_indices(image, region)
+    def find_indices(self, image: np.ndarray, region: tuple[int, int, int, int],
+                     scales: tuple[float, ...] = (1.0,)) -> list[tuple[tuple, float]]:
+        return self.finder.find_indices(image, region, scales)
 
     # -- stage 2 -------------------------------------------------------------------
     def classify(self, image: np.ndarray, boxes: list[tuple], recheck: bool = False, cut=AS_FOUND,
@@ -310,7 +314,8 @@ class CardReader:
         (stage, readings) after each of them (scripts/reader_stage_losses.py)."""
         image = _as_bgr(image_bgr, source)
         log = stages.append if stages is not None else (lambda _: None)
-        dets, first_finds = self._read_found(image, source=source, recheck=True, look_closer=True)
+        dets, first_finds = self._read_found(image, source=source, recheck=True, look_closer=True,
+                                             scales=self.picture_scales)
         log(("read", dets.cards))
         one_deck = self.one_deck_report is not None
         floor = self.one_deck_report if one_deck else self.report_confidence
@@ -320,7 +325,7 @@ class CardReader:
         h, w = image.shape[:2]
         if self.turned_look and worth_turning(sure, w, h, self.finder.input_hw, self.turned_look):
             picture, back = turn_picture(image, self.turned_look)
-            again = self.read(picture, source=source, recheck=True)
+            again = self.read(picture, source=source, recheck=True, scales=self.picture_scales)
             found = tuple(detection_back(c, back, w, h) for c in again.cards
                           if (one_deck and not self.turned_sure) or c.confidence >= self.turned_report)
             cards = join_turned(cards, found, floor=self.report_confidence)
@@ -411,16 +416,18 @@ class CardReader:
         recheck: bool = False,
         still: StillIndices | None = None,
         look_closer: bool = False,
+        scales: tuple[float, ...] = (1.0,),
     ) -> Detections:
         """`still`: a pipeline's memory of where the indices were (kiosk.vision.still); a frame
         that has not moved since reads its cards at those indices without the detector.
         `look_closer`: the found indices are searched again closer (kiosk.vision.closer): with
         `still`, as the last search of a still table; otherwise at once, and the cards read there
         that the first look did not read are added (a single picture)."""
-        return self._read_found(image_bgr, rois, frame_index, timestamp, source, recheck, still, look_closer)[0]
+        return self._read_found(image_bgr, rois, frame_index, timestamp, source, recheck, still, look_closer,
+                                scales)[0]
 
     def _read_found(self, image_bgr, rois=None, frame_index=0, timestamp=0.0, source="", recheck=False, still=None,
-                    look_closer=False) -> tuple[Detections, list]:
+                    look_closer=False, scales=(1.0,)) -> tuple[Detections, list]:
         """`read`, and the index boxes the first search found (with their detector scores)."""
         image = _as_bgr(image_bgr, source)
         h, w = image.shape[:2]
@@ -441,7 +448,7 @@ class CardReader:
             )
 
         def find():
-            found = self.find_indices(image, region)
+            found = self.find_indices(image, region, scales)
             if clean_rois is not None:
                 found = [(b, s) for b, s in found if centre_inside_any(b, clean_rois)]
             return found
@@ -521,11 +528,13 @@ def _clip_roi(r, w, h):
     return (max(0, x1), max(0, y1), min(w, x2), min(h, y2))
 
 
-def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_decks: bool = False) -> CardReader:
+def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_decks: bool = False,
+                settings: dict | None = None) -> CardReader:
     """Open the committed reader; `backend="auto"` takes the fastest committed export.
-    `many_decks`: single pictures may show a card twice (the one-deck rule off, kiosk.vision.one_deck)."""
+    `many_decks`: single pictures may show a card twice (the one-deck rule off, kiosk.vision.one_deck).
+    `settings`: reader.json keys read in place of the folder's (a stage turned off, say)."""
     model_dir = Path(model_dir)
-    meta = read_meta(model_dir)
+    meta = {**read_meta(model_dir), **(settings or {})}
     if many_decks:
         meta = {**meta, "one_deck_report": None}
     have = available_backends(model_dir, meta)
