@@ -139,22 +139,24 @@ def _by_stage(args, evaluated) -> int:
     from kiosk.vision.stages import STAGES_OFF, stage_rows
 
     results = {}
+    if not args.json:
+        print(f"{'stage off':<16} {'precision':>9} {'recall':>7} {'clean':>6} {'ms':>7}   change (P, R, clean)")
     for name, off in {"all": {}, **STAGES_OFF}.items():
         reader = load_reader(args.model_dir, backend=args.backend, many_decks=args.many_decks, settings=off)
-        print(f"{name}:", file=sys.stderr)
         results[name] = evaluated(reader)
+        row = stage_rows(results)[-1]
+        if not args.json:  # row by row: a long run's first rows are worth reading before its end
+            print(f"{name:<16} {row['precision']:>9.4f} {row['recall']:>7.4f} {row['clean']:>6.3f} "
+                  f"{row['median_ms'] or 0:>7.1f}   {row['d_precision']:+.4f} {row['d_recall']:+.4f} "
+                  f"{row['d_clean']:+.3f}", flush=True)
     rows = stage_rows(results)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "stages.json").write_text(json.dumps(rows, indent=2) + "\n")
     if args.json:
         print(json.dumps(rows, indent=2))
-        return 0
-    print(f"set: {results['all'].source}, {results['all'].images} pictures; each row one stage off")
-    print(f"{'stage off':<16} {'precision':>9} {'recall':>7} {'clean':>6} {'ms':>7}   change (P, R, clean)")
-    for row in rows:
-        print(f"{row['stage off']:<16} {row['precision']:>9.4f} {row['recall']:>7.4f} {row['clean']:>6.3f} "
-              f"{row['median_ms'] or 0:>7.1f}   {row['d_precision']:+.4f} {row['d_recall']:+.4f} {row['d_clean']:+.3f}")
+    else:
+        print(f"set: {results['all'].source}, {results['all'].images} pictures; each row one stage off")
     return 0
 
 

@@ -43,6 +43,8 @@ def model_version(model_dir: Path, meta: dict, backend: str = "") -> str:
             reading["turned_report"] = meta["turned_report"]
     if list(meta.get("picture_scales", [1])) != [1]:
         reading["picture_scales"] = list(meta["picture_scales"])
+    if meta.get("negative_look"):
+        reading["negative_look"] = meta["negative_look"]
     if meta.get("closer_zoom"):
         reading["closer"] = [meta["closer_zoom"], meta.get("closer_report_confidence", 0.0)]
     if meta.get("shrink_area"):

@@ -96,10 +96,10 @@ def add_classifier_crops(root: Path, out: Path, cfg: PrepareConfig, orient, prog
     for image_path, boxes in corner_items(root, "train", backs=True):
         image = cv2.imread(str(image_path))
         faces = [(card, box) for card, box in boxes if card != BACK]
-        for card, box in faces:
+        for i, (card, box) in enumerate(faces):
             k = orient(image, box, card)
             for n in range(CROP_COPIES):
-                written += _write_crop(image, box, f"{card}.{k}", out, f"{image_path.stem}_{card}_{n}", cfg, rng)
+                written += _write_crop(image, box, f"{card}.{k}", out, f"{image_path.stem}_{i}_{n}", cfg, rng)
         for n, box in enumerate(_background_boxes(image, boxes, rng)):
             written += _write_crop(image, box, BG, out, f"{image_path.stem}_bg{n}", cfg, rng)
     progress(f"classifier crops from real photos: {written}")

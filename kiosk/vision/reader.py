@@ -25,6 +25,7 @@ import numpy as np
 from kiosk.cards import CLASS_NAMES, RANKS
 from kiosk.deck_assignment import NO_CARD
 from kiosk.errors import KioskError
+from kiosk.vision.negative import negative, on_dark_face
 from kiosk.vision.backends import BACKENDS, INT8, open_runner
 from kiosk.vision.detections import Detections
 from kiosk.vision.finder import IndexFinder
@@ -86,6 +87,9 @@ class CardReader:
         # A single picture's indices are also searched with the picture shrunk by these factors: a close-up's
         # indices are several times the size the detector learned (kiosk.vision.finder).
         self.picture_scales = tuple(float(s) for s in meta.get("picture_scales", (1.0,)))
+        # ... and read in its negative, taking what it reads on dark faces (kiosk.vision.negative).
+        # From this confidence (0: never): on the black deck its readings under 0.8 were keyboard keys read as jokers.
+        self.negative_look = float(meta.get("negative_look", 0.0))
         # ... adding only readings sure enough to report (`report_confidence`), in a picture of one deck too: its
         # weak readings took cards from right ones in the settling (docs/detector.md).
         self.turned_sure = bool(meta.get("turned_sure", False))
@@ -311,8 +315,17 @@ class CardReader:
         and readings from that confidence: kiosk.vision.one_deck), less those the background veto
         calls background (`veto`: kiosk.vision.veto) and the less sure of two read at the two corners
         of one card (`partners`: kiosk.vision.partners). `stages`, when given, collects
-        (stage, readings) after each of them (scripts/reader_stage_losses.py)."""
+        (stage, readings) after each of them (scripts/reader_stage_losses.py). With `negative_look`, the
+        picture's negative is read the same way and its readings on dark faces join (kiosk.vision.negative)."""
         image = _as_bgr(image_bgr, source)
+        dets = self._read_one_picture(image, source, stages)
+        if not self.negative_look:
+            return dets
+        dark = self._read_one_picture(negative(image), source, None)
+        found = tuple(c for c in dark.cards if c.confidence >= self.negative_look and on_dark_face(image, c))
+        return replace(dets, cards=join_turned(dets.cards, found, floor=self.report_confidence))
+
+    def _read_one_picture(self, image: np.ndarray, source: str, stages: list | None) -> Detections:
         log = stages.append if stages is not None else (lambda _: None)
         dets, first_finds = self._read_found(image, source=source, recheck=True, look_closer=True,
                                              scales=self.picture_scales)

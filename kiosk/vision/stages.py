@@ -8,6 +8,7 @@ from __future__ import annotations
 
 STAGES_OFF: dict[str, dict] = {
     "picture scales": {"picture_scales": [1]},
+    "negative look": {"negative_look": 0.0},
     "four turns": {"classify_turns": 1},
     "recheck zooms": {"recheck_zooms": []},
     "gaps": {"probe_gaps": False},

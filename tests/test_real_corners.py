@@ -1,0 +1,87 @@
+"""The corner-labelled real photos (datasets/real/real-photos-corners): their fixed split, `kiosk eval` on them,
+and cutting them into training data (`kiosk train --real`)."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import pytest
+
+from kiosk.vision.corner_set import BACK, corner_items
+from kiosk.vision.prepare import PrepareConfig
+from kiosk.vision.prepare_real import INDEX_PX, add_classifier_crops, add_detector_photos
+
+REPO = Path(__file__).resolve().parents[1]
+CORNERS = REPO / "datasets" / "real" / "real-photos-corners"
+
+
+def test_the_split_holds_the_black_deck_out_and_keeps_each_shoot_block_on_one_side():
+    split = dict(line.split(",") for line in (CORNERS / "split.csv").read_text().split()[1:])
+    assert Counter(split.values()) == {"train": 330, "test": 108, "unseen": 138}
+    assert {name for name, s in split.items() if s == "unseen"} == {
+        name for name in split if not name.startswith("IMG_2022")}
+    # Photos taken seconds apart show the same cards: a block of ten consecutive photos never straddles the split.
+    shoot = sorted(name for name in split if name.startswith("IMG_2022"))
+    for start in range(0, len(shoot), 10):
+        assert len({split[name] for name in shoot[start:start + 10]}) == 1
+    assert len(split) == len(list((CORNERS / "images").glob("*.jpg")))
+
+
+def test_corner_labels_name_cards_in_pixels_and_backs_only_when_asked():
+    (image, boxes), = [item for item in corner_items(CORNERS, "train") if item[0].name.startswith("IMG_20220921_193915")]
+    assert [card for card, _ in boxes] == ["5c", "5c"]
+    height, width = cv2.imread(str(image)).shape[:2]
+    assert all(0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height for _, (x1, y1, x2, y2) in boxes)
+    with_backs = [card for _, boxes in corner_items(CORNERS, "unseen", backs=True) for card, _ in boxes]
+    without = [card for _, boxes in corner_items(CORNERS, "unseen") for card, _ in boxes]
+    assert BACK in with_backs and BACK not in without
+
+
+@pytest.fixture()
+def small_set(tmp_path):
+    """Three train photos and one test photo of the real set, in a set of their own."""
+    root = tmp_path / "corners"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    shutil.copy(CORNERS / "data.yaml", root)
+    names = {"IMG_20220921_193915_jpg.jpg": "train", "IMG_20220921_194905_jpg.jpg": "train",
+             "IMG_20220921_200633_jpg.jpg": "train", "IMG_20220921_194050_jpg.jpg": "test"}
+    for name in names:
+        shutil.copy(CORNERS / "images" / name, root / "images")
+        shutil.copy((CORNERS / "labels" / name).with_suffix(".txt"), root / "labels")
+    (root / "split.csv").write_text("image,split\n" + "".join(f"{n},{s}\n" for n, s in names.items()))
+    return root
+
+
+def test_real_photos_become_detector_tiles_with_indices_of_the_learned_size(small_set, tmp_path):
+    out = tmp_path / "det"
+    (out / "images" / "train").mkdir(parents=True)
+    (out / "labels" / "train").mkdir(parents=True)
+    cfg = PrepareConfig(tile=416)
+    assert add_detector_photos(small_set, out, cfg, copies=2, progress=lambda _: None) == 6  # the test photo stays out
+    for label in (out / "labels" / "train").glob("*.txt"):
+        tile = cv2.imread(str((out / "images" / "train" / label.name).with_suffix(".jpg")))
+        assert tile.shape[:2] == (416, 416)
+        for line in label.read_text().splitlines():
+            _, x, y, w, h = (float(v) for v in line.split())
+            assert 0 <= x - w / 2 and x + w / 2 <= 1 and 0 <= y - h / 2 and y + h / 2 <= 1
+            assert max(w, h) * 416 <= INDEX_PX[1] * 2.5  # no index far beyond what the detector learns
+
+
+def test_real_photos_become_classifier_crops_named_by_card_and_turn(small_set, tmp_path):
+    turns = []
+
+    def orient(image, box, card):
+        turns.append(card)
+        return 1
+
+    written = add_classifier_crops(small_set, tmp_path / "cls", PrepareConfig(), orient, progress=lambda _: None)
+    folders = Counter(p.parent.name for p in (tmp_path / "cls" / "train").rglob("*.jpg"))
+    assert sum(folders.values()) == written
+    assert sorted(turns) == sorted(["5c", "5c", "4s", "7h", "2d", "8s", "Jc", "Jh", "Ah", "5s", "8d", "Js"])
+    assert "Ad" not in {name.split(".")[0] for name in folders}  # the test photo's card
+    assert folders["bg"] > 0 and all(name == "bg" or name.split(".")[1] in "0123" for name in folders)
+    assert cv2.imread(str(next((tmp_path / "cls" / "train").rglob("*.jpg")))).shape[:2] == (64, 64)
