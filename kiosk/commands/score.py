@@ -8,11 +8,17 @@ malformed JSON, an unreadable file or a bad profile file.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
+from typing import Mapping, TextIO
 
 from kiosk.commands import command_parser
 from kiosk.errors import KioskError
+from kiosk.jsonstream import JsonInputError, read_items
+from kiosk.rules.api import score_json
+from kiosk.rules.profiles import ProfileError, ScoringProfile, profiles_from_json
+from kiosk.rules.report import showdown_report
 
 
 def register(subparsers) -> None:
@@ -23,6 +29,9 @@ def register(subparsers) -> None:
         "--text", action="store_true", help="print a readable report instead of JSON"
     )
     parser.add_argument(
+        "--pretty", action="store_true", help="indent the JSON (default: compact, one result a line)"
+    )
+    parser.add_argument(
         "--profiles",
         metavar="FILE",
         help="JSON file with the card room's own scoring profiles (one object or a list)",
@@ -30,51 +39,80 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def read_json(path: str, what: str = "showdown") -> object:
-    """Load JSON from a file or stdin ('-'); one-line KioskError (exit 2) when it cannot."""
-    name = "stdin" if path == "-" else path
+def open_input(path: str, what: str = "showdown") -> TextIO:
+    """The file, or stdin for '-', as UTF-8 text (a BOM is skipped); KioskError (exit 2) when unreadable."""
+    if path == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig")
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+        return open(path, encoding="utf-8-sig")
     except OSError as err:
-        raise KioskError(f"cannot read {what} file {name}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise KioskError(f"{name} is not UTF-8 text (byte {err.start})") from None
-    if not text.strip():
-        raise KioskError(f"{name} is empty: expected a {what} JSON object or an array of them")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise KioskError(
-            f"{name}: malformed JSON at line {err.lineno}, column {err.colno}: {err.msg}"
-        ) from None
+        raise KioskError(f"cannot read {what} file {path}: {err.strerror or err}") from None
+
+
+def read_json(path: str, what: str = "showdown") -> object:
+    """Load one JSON value from a file or stdin ('-'); one-line KioskError (exit 2) when it cannot."""
+    name = "stdin" if path == "-" else path
+    with open_input(path, what) as handle:
+        many, items = read_items(handle, name, what)
+        return list(items) if many else next(items)
+
+
+def score_one(obj: object, profiles: Mapping[str, ScoringProfile] | None = None) -> dict:
+    """Score ONE showdown object; a showdown that cannot be scored gets `{"error": ...}` in its slot."""
+    return score_json(obj, profiles)
 
 
 def run(args) -> int:
-    from kiosk.rules.api import score_json
-    from kiosk.rules.profiles import ProfileError, profiles_from_json
-    from kiosk.rules.report import text_report
-
     profiles = None
     if args.profiles:
         try:
             profiles = profiles_from_json(read_json(args.profiles, "profile"))
         except ProfileError as err:
             raise KioskError(f"{args.profiles}: {err}") from None
-    data = read_json(args.file)
-    many = isinstance(data, list)
-    showdowns = data if many else [data]
-    results = [score_json(obj, profiles) for obj in showdowns]
-    if args.text:
-        sys.stdout.write(text_report(results))
-    else:
-        json.dump(results if many else results[0], sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-    failed = [i for i, r in enumerate(results) if "error" in r]
-    for i in failed:
-        where = f"showdown {i + 1}: " if many else ""
-        print(f"kiosk score: {where}{results[i]['error']}", file=sys.stderr)
-    return 1 if failed else 0
+    name = "stdin" if args.file == "-" else args.file
+    with open_input(args.file) as handle:
+        many, showdowns = read_items(handle, name)
+        out = ResultWriter(sys.stdout, many, args.text, args.pretty)
+        try:
+            for obj in showdowns:
+                out.write(score_one(obj, profiles))
+        except JsonInputError as err:
+            out.write({"error": str(err)}, quiet=True)  # what was scored stays printed, as JSON
+            out.close()
+            raise
+        out.close()
+    return 1 if out.failed else 0
+
+
+class ResultWriter:
+    """Writes results as they come: one object, or an array element by element (or the text report)."""
+
+    def __init__(self, stream: TextIO, many: bool, text: bool, pretty: bool):
+        self.stream, self.many, self.text, self.pretty = stream, many, text, pretty
+        self.count, self.failed = 0, 0
+
+    def write(self, result: dict, quiet: bool = False) -> None:
+        self.count += 1
+        if self.text:
+            label = f"Showdown {self.count}"
+            self.stream.write(("\n" if self.count > 1 else "") + showdown_report(result, label) + "\n")
+        else:
+            self.stream.write(("[" if self.count == 1 else ",\n") if self.many else "")
+            self.stream.write(dumps_result(result, self.pretty, self.many))
+        if "error" in result and not quiet:
+            self.failed += 1
+            where = f"showdown {self.count}: " if self.many else ""
+            print(f"kiosk score: {where}{result['error']}", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.many and not self.text:
+            self.stream.write(("\n]" if self.pretty else "]") if self.count else "[]")
+        if not self.text:
+            self.stream.write("\n")
+
+
+def dumps_result(result: dict, pretty: bool, in_array: bool) -> str:
+    if not pretty:
+        return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(result, ensure_ascii=False, indent=2)
+    return "\n  " + text.replace("\n", "\n  ") if in_array else text
