@@ -18,6 +18,7 @@ ActionKind = Literal[
     "set_stack",  # seat, value: starting stack for this hand (None clears)
     "correct_card",  # seat, row, index, before, after, by (floor PIN holder)
     "new_hand",  # the dealer forces the hand to clear
+    "wrong_pin",  # recorded only (never applied): a refused floor PIN, with what it tried
 ]
 
 

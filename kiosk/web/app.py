@@ -33,8 +33,7 @@ def create_app(hub: Hub, runner: Any = None, cfg: Any = None, store: Any = None,
         KIOSK_HEARTBEAT=heartbeat,
         KIOSK_RETRY_MS=retry_ms,
         KIOSK_PIN_LIMITER=AttemptLimiter(
-            limit=int(getattr(getattr(cfg, "web", None), "pin_attempts_per_minute", 5) or 5),
-            window=60.0,
+            free=int(getattr(getattr(cfg, "web", None), "pin_attempts_per_minute", 5) or 5)
         ),
     )
 

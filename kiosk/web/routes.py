@@ -234,15 +234,18 @@ def correct():
         raise BadRequest("no floor PIN is set on this kiosk: run `kiosk pin` first", 403)
     limiter = current_app.config["KIOSK_PIN_LIMITER"]
     client = request.remote_addr or "?"
-    wait = limiter.retry_after(client)
+    wait = limiter.begin(client)  # counted before the slow hash: parallel guesses cannot slip past
     if wait > 0:
         response = jsonify(error=f"too many wrong PINs: try again in {int(wait) + 1} s")
         response.headers["Retry-After"] = str(int(wait) + 1)
         return response, 429
     if not verify_pin(str(body.get("pin", "")), stored):
-        left = limiter.failed(client)
-        log.warning("wrong floor PIN from %s (%d attempts left this minute)", client, left)
+        limiter.failed(client)
+        left = limiter.attempts_left(client)
+        log.warning("wrong floor PIN from %s (%d attempts left before each one waits)", client, left)
+        _record_wrong_pin(client, body)
         return jsonify(error="wrong PIN: nothing was changed", attempts_left=left), 403
+    limiter.succeeded(client)
 
     live = _live()
     seat = _seat(body)
@@ -272,6 +275,20 @@ def correct():
     action = DealerAction(kind="correct_card", seat=seat, row=row, index=index, before=before,
                           after=after, by=by, at=time.time(), hand_id=live.hand_id)
     return _apply(action)
+
+
+def _record_wrong_pin(client: str, body: dict) -> None:
+    """A wrong PIN goes into the chained records (when recording), with what it tried to change."""
+    store = current_app.config.get("KIOSK_STORE")
+    if store is None:
+        return
+    tried = {k: str(body.get(k))[:12] for k in ("seat", "row", "index", "before", "after") if k in body}
+    action = DealerAction(kind="wrong_pin", by=str(body.get("by") or "")[:40] or None, at=time.time(),
+                          hand_id=_live().hand_id, extra={"client": client, "tried": tried})
+    try:
+        store.append_action(action, ok=False, message=f"wrong floor PIN from {client}")
+    except Exception as err:  # the refusal stands even if the record database is failing
+        log.error("could not record a wrong PIN: %s", err)
 
 
 @blueprint.get("/favicon.ico")
