@@ -26,18 +26,14 @@ from kiosk.web.app import create_app
 from kiosk.web.security import DEFAULT_ITERATIONS, hash_pin
 from kiosk.web.service import start_server
 
-from test_web_routes import CORRECTION, Table, csrf_of  # the real pipeline on rendered frames
+from kiosk.table.runner import TableRunner
+from kiosk.table.sources import Frame
+from test_web_routes import (  # noqa: F401  (fixtures: the real pipeline on rendered frames)
+    CORRECTION, Table, actions, app, cfg, client, csrf_of, hub, rendered, table,
+)
 
 PIN = "246813"
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def rendered():
-    from kiosk.synth.table import render_table
-    from table_support import DEAL, EMPTY
-
-    return {"deal": render_table(DEAL, "kennard-2c", seed=5), "empty": render_table(EMPTY, "kennard-2c", seed=5)}
 
 
 def free_port() -> int:
@@ -146,3 +142,64 @@ def test_kiosk_pin_needs_six_digits_and_writes_the_config_private(tmp_path, monk
 
 def test_the_service_unit_sets_a_private_umask():
     assert "\nUMask=0027\n" in (ROOT / "systemd" / "kiosk.service").read_text()
+
+
+# ---------------------------------------------------------------- dealer actions
+
+@pytest.mark.parametrize("body, words", [
+    ({"kind": ["new_hand"]}, "unknown action ['new_hand']"),
+    ({"kind": {"a": 1}}, "unknown action"),
+    ({"kind": "move_button", "seat": 1.9}, "seat must be a number from 1 to 4, got 1.9"),
+    ({"kind": "move_button", "seat": True}, "seat must be a number"),
+    ({"kind": "declare_natural", "seat": "1.9"}, "seat must be a number"),
+    ({"kind": "set_stack", "seat": 1, "value": 1e30}, "from 0 to 1,000,000,000,000"),
+    ({"kind": "set_stack", "seat": 1, "value": "1e400"}, "from 0 to 1,000,000,000,000"),
+    ({"kind": "set_stack", "seat": 1, "value": "NaN"}, "must be a number"),
+    ({"kind": "set_stake", "value": 1e-300}, "from 0.001 to 1,000,000,000,000"),
+    ({"kind": "set_stake", "value": 5, "pair": [1, 2.5]}, "a pair stake's seat must be a number"),
+    ({"kind": "set_stake", "value": 5, "pair": [1, 2, 3]}, "names two seats"),
+    ({"kind": "set_dead", "seat": 2, "value": 1}, "true (dead) or false"),
+])
+def test_each_action_is_checked_whole_before_anything_changes(client, table, actions, body, words):
+    before = table.runner.state
+    resp = client.post("/action", json=body, headers={"X-CSRF-Token": csrf_of(client)})
+    assert resp.status_code == 400, resp.get_data(as_text=True)
+    assert words in resp.get_json()["error"]
+    assert actions == [] and table.runner.state == before
+
+
+def test_a_half_stake_then_a_huge_stack_leaves_the_table_scoring(client, table, rendered):
+    token = csrf_of(client)
+    assert client.post("/action", json={"kind": "set_stake", "value": 0.5},
+                       headers={"X-CSRF-Token": token}).status_code == 200
+    resp = client.post("/action", json={"kind": "set_stack", "seat": 1, "value": 1e30},
+                       headers={"X-CSRF-Token": token})
+    assert resp.status_code == 400 and table.runner.state.stacks == {}
+    table.show(rendered["deal"], 3)  # frames still go through: a verdict, not an exception
+    assert table.runner.state.phase == "verdict" and table.runner.problem is None
+    assert table.runner.state.verdict.result["stake"] == 0.5
+    assert client.get("/healthz").status_code == 200
+
+
+def test_a_recorded_action_out_of_range_is_refused_by_the_pipeline_too(table, actions):
+    from kiosk.table.actions import DealerAction
+
+    before = table.runner.state
+    table.runner.apply(DealerAction(kind="set_stack", seat=1, value=1e30))
+    assert table.runner.state == before
+    assert len(actions) == 1  # the pipeline answered it (not ok), it did not raise
+
+
+def test_healthz_reports_a_failing_pipeline_with_the_reason(cfg):
+    from kiosk.table.groundtruth import SceneReader
+
+    for frames, words in ((3, "frames are failing: frame 2"), (60, "the table pipeline stopped")):
+        hub = Hub()
+        broken = [Frame(image=None, index=i, timestamp=i * 0.25, source="broken") for i in range(frames)]
+        runner = TableRunner(cfg, broken, SceneReader({}), hub)
+        runner.start()
+        runner.join(30)
+        client = create_app(hub, runner, cfg).test_client()
+        resp = client.get("/healthz")
+        assert resp.status_code == 503 and resp.get_json()["ok"] is False
+        assert words in resp.get_json()["reason"], resp.get_json()

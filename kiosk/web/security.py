@@ -133,6 +133,18 @@ class AttemptLimiter:
             return max(0, self.free - (state.count if state else 0))
 
 
+def check_floor_pin(limiter: AttemptLimiter | None, client: str, pin: object, stored: str) -> float | bool:
+    """The one floor-PIN check: a wait in seconds (> 0: refused unchecked), else True / False."""
+    if limiter is not None:
+        wait = limiter.begin(client)  # counted before the slow hash: parallel guesses cannot slip past
+        if wait > 0:
+            return wait
+    right = verify_pin(str(pin or ""), stored)
+    if limiter is not None:
+        (limiter.succeeded if right else limiter.failed)(client)
+    return right
+
+
 def new_csrf_token() -> str:
     return secrets.token_urlsafe(32)
 
