@@ -203,3 +203,53 @@ def test_healthz_reports_a_failing_pipeline_with_the_reason(cfg):
         resp = client.get("/healthz")
         assert resp.status_code == 503 and resp.get_json()["ok"] is False
         assert words in resp.get_json()["reason"], resp.get_json()
+
+
+# ---------------------------------------------------------------- web: headers, body size, exposure
+
+@pytest.mark.slow
+def test_real_server_sends_security_headers_and_no_version(served):
+    session, base, token, store = served
+    for path in ("/", "/state", "/review/"):
+        resp = session.get(base + path, timeout=30)
+        assert resp.status_code == 200, path
+        csp = resp.headers["Content-Security-Policy"]
+        script_src = next(p for p in csp.split(";") if p.strip().startswith("script-src"))
+        assert script_src.split() == ["script-src", "'self'"] and "frame-ancestors 'none'" in csp
+        assert resp.headers["X-Frame-Options"] == "DENY"
+        assert resp.headers["X-Content-Type-Options"] == "nosniff"
+        assert resp.headers["Server"] == "kiosk", resp.headers["Server"]
+    big = session.post(base + "/action", data=b"x" * 300_000, timeout=30,
+                       headers={"X-CSRF-Token": token, "Content-Type": "application/json"})
+    assert big.status_code == 413 and "too large" in big.json()["error"]
+
+
+def test_no_page_carries_an_inline_script(client, table):
+    import re
+
+    for path in ("/",):
+        html = client.get(path).get_data(as_text=True)
+        for attrs, body in re.findall(r"<script([^>]*)>(.*?)</script>", html, flags=re.S):
+            assert "src=" in attrs or 'type="application/json"' in attrs, attrs
+        assert not re.search(r"\son[a-z]+\s*=", html)  # no onclick= handlers either
+
+
+def test_serving_beyond_this_pc_needs_the_pin_and_says_so(tmp_path, capsys):
+    bare = tmp_path / "bare.yaml"
+    bare.write_text("table:\n  name: t1\n")
+    assert kiosk_main(["run", "--config", str(bare), "--host", "0.0.0.0", "--no-record"]) == 2
+    assert "set the floor PIN first" in capsys.readouterr().err
+    import cv2
+    import numpy as np
+
+    cv2.imwrite(str(tmp_path / "frame.jpg"), np.zeros((90, 160, 3), np.uint8))
+    pinned = tmp_path / "pinned.yaml"
+    pinned.write_text(f"web:\n  floor_pin_hash: \"{hash_pin(PIN, iterations=1000)}\"\n")
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = kiosk_main(["run", "--config", str(pinned), "--host", "0.0.0.0", "--port", str(port),
+                           "--no-record", "--source", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 1 and "WARNING: serving on 0.0.0.0" in err and "already in use" in err
