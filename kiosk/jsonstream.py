@@ -27,6 +27,18 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
+class JsonText(str):
+    """One element's JSON text, already checked by the reader; `decode()` is its value."""
+
+    def decode(self) -> object:  # type: ignore[override]
+        try:
+            import orjson
+
+            return orjson.loads(self)
+        except Exception:  # noqa: BLE001 - what orjson refuses (NaN, 20-digit integers) json reads as the reader did
+            return json.loads(self)
+
+
 class JsonInputError(KioskError):
     """Input that is not the JSON expected (exit 2)."""
 
@@ -34,9 +46,12 @@ class JsonInputError(KioskError):
         super().__init__(message, exit_code=2)
 
 
-def read_items(handle: TextIO, name: str, what: str = "showdown") -> tuple[bool, Iterator[object]]:
-    """(True, the array's elements one by one) for a top-level array, else (False, [the value])."""
+def read_items(handle: TextIO, name: str, what: str = "showdown",
+               texts: bool = False) -> tuple[bool, Iterator[object]]:
+    """(True, the array's elements one by one) for a top-level array, else (False, [the value]).
+    `texts=True` yields each element's JSON text (checked), for another process to decode."""
     reader = _Reader(handle, name)
+    reader.texts = texts
     first = reader.peek()
     if first is None:
         raise JsonInputError(f"{name} is empty: expected a {what} JSON object or an array of them")
@@ -51,6 +66,7 @@ class _Reader:
         self.buf, self.pos, self.eof = "", 0, False
         self.lines_before = 0  # newlines in text already dropped from the buffer
         self.col_base = 0  # chars of the buffer's first line already dropped
+        self.texts = False
 
     def _more(self, size: int = CHUNK) -> bool:
         if self.eof:
@@ -102,8 +118,10 @@ class _Reader:
         while True:
             if self.peek() is None:
                 self._fail("the array is not closed (expected ']')", self.pos)
-            value, self.pos = self._decode()
-            yield value
+            value, end = self._decode()  # the element starts at self.pos (reading more moves the buffer)
+            text = JsonText(self.buf[self.pos:end]) if self.texts else None
+            self.pos = end
+            yield text if self.texts else value
             sep = self.peek()
             if sep == "]":
                 self._end()

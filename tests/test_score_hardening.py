@@ -116,3 +116,26 @@ def test_compact_output_is_one_result_a_line_and_pretty_indents():
     assert len(compact.splitlines()) == 2
     assert json.loads(compact) == json.loads(pretty)
     assert '\n    "profile": "d10-example"' in pretty
+
+
+def _peak_rss_kb(path, jobs):
+    import resource
+
+    script = ("import resource, subprocess, sys; subprocess.run([sys.executable, '-m', 'kiosk', 'score', sys.argv[1], "
+              "'--jobs', sys.argv[2]], stdout=subprocess.DEVNULL, check=False); "
+              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", script, str(path), str(jobs)], capture_output=True, text=True,
+                         cwd=ROOT, timeout=900)
+    return int(out.stdout.strip())
+
+
+@pytest.mark.slow
+def test_memory_stays_flat_in_the_input_size_and_parallel_output_is_the_same(tmp_path):
+    one = json.dumps(GOOD)
+    for n in (1_000, 12_000):
+        (tmp_path / f"{n}.json").write_text("[" + ",\n".join([one] * n) + "]")
+    small, big = _peak_rss_kb(tmp_path / "1000.json", 1), _peak_rss_kb(tmp_path / "12000.json", 1)
+    assert big - small < 20_000, (small, big)  # 12x the input (about 8 MB more), not 12x the memory
+    serial = kiosk_score(str(tmp_path / "1000.json"), "--jobs", "1").stdout
+    parallel = kiosk_score(str(tmp_path / "1000.json"), "--jobs", "2").stdout
+    assert serial == parallel and len(json.loads(serial)) == 1000

@@ -11,11 +11,15 @@ from __future__ import annotations
 import io
 import json
 import sys
+from functools import partial
 from typing import Mapping, TextIO
+
+import orjson
 
 from kiosk.commands import command_parser
 from kiosk.errors import KioskError
-from kiosk.jsonstream import JsonInputError, read_items
+from kiosk.jsonstream import JsonInputError, JsonText, read_items
+from kiosk.parallel import default_jobs, ordered_map
 from kiosk.rules.api import score_json
 from kiosk.rules.profiles import ProfileError, ScoringProfile, profiles_from_json
 from kiosk.rules.report import showdown_report
@@ -30,6 +34,10 @@ def register(subparsers) -> None:
     )
     parser.add_argument(
         "--pretty", action="store_true", help="indent the JSON (default: compact, one result a line)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, metavar="N",
+        help="processes scoring a long array (default: one per CPU; 1: this process only)",
     )
     parser.add_argument(
         "--profiles",
@@ -70,39 +78,57 @@ def run(args) -> int:
         except ProfileError as err:
             raise KioskError(f"{args.profiles}: {err}") from None
     name = "stdin" if args.file == "-" else args.file
+    out = ResultWriter(sys.stdout, args.text, args.pretty)
     with open_input(args.file) as handle:
-        many, showdowns = read_items(handle, name)
-        out = ResultWriter(sys.stdout, many, args.text, args.pretty)
+        jobs = 1 if args.text else (args.jobs or default_jobs())
+        out.many, showdowns = read_items(handle, name, texts=jobs > 1)  # workers decode their own
         try:
-            for obj in showdowns:
-                out.write(score_one(obj, profiles))
+            scored = partial(_scored, profiles=profiles, pretty=None if args.text else args.pretty)
+            for result in ordered_map(scored, showdowns, jobs):
+                out.write(*result)
         except JsonInputError as err:
-            out.write({"error": str(err)}, quiet=True)  # what was scored stays printed, as JSON
+            out.write(None, str(err), quiet=True)  # what was scored stays printed, as JSON
             out.close()
             raise
         out.close()
     return 1 if out.failed else 0
 
 
+def _scored(obj: object, profiles, pretty: bool | None) -> tuple[dict | str, str | None]:
+    """One showdown scored, and serialized here (in a worker, when there are several); the dict
+    itself when `pretty` is None (the text report)."""
+    if isinstance(obj, JsonText):
+        obj = obj.decode()
+    result = score_one(obj, profiles)
+    error = result.get("error")
+    return (result if pretty is None else dumps_result(result, pretty)), error
+
+
 class ResultWriter:
     """Writes results as they come: one object, or an array element by element (or the text report)."""
 
-    def __init__(self, stream: TextIO, many: bool, text: bool, pretty: bool):
-        self.stream, self.many, self.text, self.pretty = stream, many, text, pretty
+    def __init__(self, stream: TextIO, text: bool, pretty: bool, many: bool = False):
+        self.stream, self.text, self.pretty, self.many = stream, text, pretty, many
         self.count, self.failed = 0, 0
 
-    def write(self, result: dict, quiet: bool = False) -> None:
+    def write(self, result: dict | str | None, error: str | None, quiet: bool = False) -> None:
+        """`result`: the result dict or its JSON text (None: only the error, in its slot)."""
         self.count += 1
         if self.text:
+            shown = result if isinstance(result, dict) else {"error": error}
             label = f"Showdown {self.count}"
-            self.stream.write(("\n" if self.count > 1 else "") + showdown_report(result, label) + "\n")
+            self.stream.write(("\n" if self.count > 1 else "") + showdown_report(shown, label) + "\n")
         else:
-            self.stream.write(("[" if self.count == 1 else ",\n") if self.many else "")
-            self.stream.write(dumps_result(result, self.pretty, self.many))
-        if "error" in result and not quiet:
+            if result is None or isinstance(result, dict):
+                result = dumps_result(result if result is not None else {"error": error}, self.pretty)
+            if self.many:
+                self.stream.write("[" if self.count == 1 else ",\n")
+                result = "\n  " + result.replace("\n", "\n  ") if self.pretty else result
+            self.stream.write(result)
+        if error is not None and not quiet:
             self.failed += 1
             where = f"showdown {self.count}: " if self.many else ""
-            print(f"kiosk score: {where}{result['error']}", file=sys.stderr)
+            print(f"kiosk score: {where}{error}", file=sys.stderr)
 
     def close(self) -> None:
         if self.many and not self.text:
@@ -111,8 +137,10 @@ class ResultWriter:
             self.stream.write("\n")
 
 
-def dumps_result(result: dict, pretty: bool, in_array: bool) -> str:
-    if not pretty:
-        return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
-    text = json.dumps(result, ensure_ascii=False, indent=2)
-    return "\n  " + text.replace("\n", "\n  ") if in_array else text
+def dumps_result(result: dict, pretty: bool) -> str:
+    """JSON text of a result: orjson where it can (fast), else the json module (e.g. an id of 30 digits,
+    or text holding a lone surrogate, which is then escaped)."""
+    try:
+        return orjson.dumps(result, option=orjson.OPT_INDENT_2 if pretty else 0).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(result, indent=2 if pretty else None, separators=None if pretty else (",", ":"))

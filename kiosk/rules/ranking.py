@@ -135,12 +135,16 @@ def rank_hand_direct(cards: Sequence[Card]) -> HandRank:
 _RANK_KEY = [0, 0] + [8 ** (r - 2) for r in range(2, 15)]
 
 
-def _build_tables() -> tuple[dict[int, HandRank], dict[int, HandRank], dict[int, HandRank]]:
+def _with_text(rank: HandRank) -> tuple[HandRank, str]:
+    return rank, rank.describe()
+
+
+def _build_tables() -> tuple[dict[int, tuple[HandRank, str]], ...]:
     from itertools import combinations, combinations_with_replacement
 
-    plain5: dict[int, HandRank] = {}
-    flush5: dict[int, HandRank] = {}
-    three: dict[int, HandRank] = {}
+    plain5: dict[int, tuple[HandRank, str]] = {}
+    flush5: dict[int, tuple[HandRank, str]] = {}
+    three: dict[int, tuple[HandRank, str]] = {}
     offsuit = "shdc"
     for size, table in ((5, plain5), (3, three)):
         for ranks in combinations_with_replacement(range(2, 15), size):
@@ -148,9 +152,9 @@ def _build_tables() -> tuple[dict[int, HandRank], dict[int, HandRank], dict[int,
                 continue
             # suits in turn: equal ranks (adjacent) differ, and five cards never share one suit
             cards = [Card(r, offsuit[i % 4]) for i, r in enumerate(ranks)]
-            table[sum(_RANK_KEY[r] for r in ranks)] = rank_hand_direct(cards)
+            table[sum(_RANK_KEY[r] for r in ranks)] = _with_text(rank_hand_direct(cards))
     for ranks in combinations(range(2, 15), 5):  # a flush has five different ranks
-        flush5[sum(_RANK_KEY[r] for r in ranks)] = rank_hand_direct([Card(r, "h") for r in ranks])
+        flush5[sum(_RANK_KEY[r] for r in ranks)] = _with_text(rank_hand_direct([Card(r, "h") for r in ranks]))
     return plain5, flush5, three
 
 
@@ -160,6 +164,11 @@ _PLAIN5, _FLUSH5, _THREE = _build_tables()
 def rank_hand(cards: Sequence[Card]) -> HandRank:
     """Rank a 5-card hand, or a 3-card front hand (no straights or flushes there): D-1 exactly,
     from tables (checked on every 3- and 5-card hand against `rank_hand_direct` by the tests)."""
+    return rank_hand_text(cards)[0]
+
+
+def rank_hand_text(cards: Sequence[Card]) -> tuple[HandRank, str]:
+    """The rank and its `describe()` words, both from the tables."""
     key = _RANK_KEY
     if len(cards) == 5:
         a, b, c, d, e = cards
