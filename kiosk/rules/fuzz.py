@@ -151,35 +151,58 @@ def check_text(text: str) -> str:
 def add_arguments(parser) -> None:
     parser.add_argument("--count", type=int, default=100_000, help="generated inputs (default 100000)")
     parser.add_argument("--seed", type=int, default=67, help="random seed (default 67)")
+    parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--failures", metavar="DIR", default="fuzz-failures",
                         help="where a failing input is written (default ./fuzz-failures)")
 
 
-def run(args) -> int:
+def fuzz_block(seed: int, count: int, failures_dir: str) -> tuple[dict[str, int], int, float]:
+    """`count` inputs from `seed`: (answers by kind, failing inputs, CPU seconds)."""
     from kiosk.rules.bench import random_showdown
 
-    rng = random.Random(args.seed)
+    rng = random.Random(seed)
     bases = [random_showdown(rng) for _ in range(200)]
-    failures = 0
     answers: dict[str, int] = {}
-    start, cpu_start = time.perf_counter(), time.process_time()
-    print(f"kiosk bench fuzz: {args.count:,} generated showdown inputs (seed {args.seed}) ...", flush=True)
-    for i in range(args.count):
+    failures = 0
+    cpu_start = time.process_time()
+    for i in range(count):
         base = bases[i % len(bases)]
+        value: object = None
         try:
             if i % 10 == 9:
-                text = mutate_text(json.dumps(base), rng)
-                answer = check_text(text)
+                value = mutate_text(json.dumps(base), rng)
+                answer = check_text(value)
             else:
-                obj = mutate(base, rng)
-                answer = check_object(obj)
+                value = mutate(base, rng)
+                answer = check_object(value)
             answers[answer] = answers.get(answer, 0) + 1
         except Exception:  # noqa: BLE001 - the finding itself: kept with its input
             failures += 1
-            _keep(Path(args.failures), i, text if i % 10 == 9 else obj, traceback.format_exc())
-        if (i + 1) % 100_000 == 0:
-            print(f"  {i + 1:,} inputs, {failures} failing, {time.perf_counter() - start:,.0f} s", flush=True)
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+            _keep(Path(failures_dir), f"{seed}-{i}", value, traceback.format_exc())
+    return answers, failures, time.process_time() - cpu_start
+
+
+def _block(args_tuple):
+    return fuzz_block(*args_tuple)
+
+
+def run(args) -> int:
+    from kiosk.parallel import ordered_map
+
+    block = 50_000
+    blocks = [(args.seed * 1_000_003 + b, min(block, args.count - b * block), args.failures)
+              for b in range((args.count + block - 1) // block)]
+    print(f"kiosk bench fuzz: {args.count:,} generated showdown inputs (seed {args.seed}, {args.jobs} "
+          f"process{'es' if args.jobs > 1 else ''}) ...", flush=True)
+    start = time.perf_counter()
+    answers: dict[str, int] = {}
+    failures, cpu, done = 0, 0.0, 0
+    for (found, failed, seconds), (_, n, _) in zip(ordered_map(_block, blocks, args.jobs, batch=1), blocks):
+        for kind, k in found.items():
+            answers[kind] = answers.get(kind, 0) + k
+        failures, cpu, done = failures + failed, cpu + seconds, done + n
+        print(f"  {done:,} inputs, {failures} failing, {time.perf_counter() - start:,.0f} s", flush=True)
+    wall = time.perf_counter() - start
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{args.count:,} inputs in {wall:,.0f} s ({cpu:,.0f} CPU-s, {args.count / max(cpu, 1e-9):,.0f} per "
           f"CPU-second, load average {load:.1f}): {failures} failing (a traceback or a broken answer)")
@@ -187,7 +210,7 @@ def run(args) -> int:
     return 1 if failures else 0
 
 
-def _keep(folder: Path, i: int, value: object, trace: str) -> None:
+def _keep(folder: Path, i: str, value: object, trace: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     text = value if isinstance(value, str) else json.dumps(value, default=repr, allow_nan=True)
     (folder / f"input-{i}.json").write_text(text, encoding="utf-8", errors="surrogatepass")
