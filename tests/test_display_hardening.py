@@ -253,3 +253,18 @@ def test_serving_beyond_this_pc_needs_the_pin_and_says_so(tmp_path, capsys):
                            "--no-record", "--source", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 1 and "WARNING: serving on 0.0.0.0" in err and "already in use" in err
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_live_page_runs_in_chromium_under_its_content_security_policy(served, browser):
+    session, base, token, store = served
+    page = browser.new_page(viewport={"width": 1280, "height": 800})  # the policy enforced
+    violations, errors = [], []
+    page.on("console", lambda msg: "Content Security Policy" in msg.text and violations.append(msg.text))
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(base + "/")
+    page.wait_for_selector("#conn[data-state=live]", timeout=30_000)  # live.js ran and SSE connected
+    page.wait_for_selector("#seat-1 .card[data-card]", timeout=30_000)  # and drew the table
+    assert violations == [] and errors == []
+    page.close()
