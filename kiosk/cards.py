@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -79,7 +80,7 @@ def parse_card(text: str) -> Card:
     kiosk.cards.CardError: '1s' is not a card (write rank then suit, e.g. As, Td, 10d, or Jk)
     """
     if not isinstance(text, str):
-        raise CardError(f"{text!r} is not a card (expected text such as 'As')")
+        raise CardError(f"{reprlib.repr(text)} is not a card (expected text such as 'As')")
     raw = text.strip()
     if raw.lower() == JOKER_TEXT.lower():
         return JOKER
@@ -89,7 +90,7 @@ def parse_card(text: str) -> Card:
         body = "T"
     if len(body) == 1 and body in RANKS and suit in SUITS:
         return Card(RANKS.index(body) + 2, suit)
-    raise CardError(f"{text!r} is not a card (write rank then suit, e.g. As, Td, 10d, or Jk)")
+    raise CardError(f"{reprlib.repr(text)} is not a card (write rank then suit, e.g. As, Td, 10d, or Jk)")
 
 
 def parse_card_name(text: str) -> Card:

@@ -108,7 +108,7 @@ def test_user_mistakes_are_one_line_errors(tmp_path, capsys):
     assert "no such file or folder" in capsys.readouterr().err
     bad = tmp_path / "broken.png"
     bad.write_bytes(b"nope")
-    assert main(["analyze", str(bad), "--detections", str(bad)]) == 1
+    assert main(["analyze", str(bad), "--detections", str(bad)]) == 2
     assert "cannot read image" in capsys.readouterr().err
     cfg = tmp_path / "t.yaml"
     cfg.write_text("game:\n  button: 0\n")

@@ -83,7 +83,7 @@ def test_profiles_from_json_lets_a_later_profile_build_on_an_earlier_one():
     "data, message",
     [
         ({"name": "x", "base": "mandarin", "scoop": "six"}, "profile 'x': scoop: must be a whole number"),
-        ({"name": "x", "base": "mandarin", "scoop": -1}, "scoop: must be at least 0"),
+        ({"name": "x", "base": "mandarin", "scoop": -1}, "scoop: must be from 0 to 1000"),
         ({"name": "x", "base": "mandarin", "scoop": True}, "scoop: must be a whole number"),
         ({"name": "x", "base": "mandarin", "skoop": 6}, "unknown field 'skoop'"),
         ({"name": "x", "base": "texas"}, "base: unknown profile 'texas'"),
@@ -95,7 +95,7 @@ def test_profiles_from_json_lets_a_later_profile_build_on_an_earlier_one():
         ({"name": "x", "base": "mandarin", "natural_ranking": "ranked"}, "must be one of push, capsa"),
         ({"name": "x", "base": "mandarin", "false_natural": "ignore"}, "must be one of foul, play_as_set"),
         ({"name": "x", "base": "mandarin", "natural_order": ["dragon"]}, "natural_order: must list each"),
-        ({"name": "x", "base": "mandarin", "super_bonus_min_opponents": 0}, "must be at least 1"),
+        ({"name": "x", "base": "mandarin", "super_bonus_min_opponents": 0}, "must be from 1 to 1000"),
         ({"base": "mandarin"}, "needs a 'name'"),
         (["mandarin"], "must be a JSON object"),
     ],

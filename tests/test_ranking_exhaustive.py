@@ -130,3 +130,25 @@ def test_d1_fronts_against_every_five_card_class():
             assert hr1 == hr2, f"{h1} and {h2} should tie"
         else:
             assert hr1 < hr2, f"{h1} ({hr1}) should rank below {h2} ({hr2})"
+
+
+@pytest.mark.slow
+def test_the_lookup_ranker_equals_the_direct_ranker_on_every_3_and_5_card_hand():
+    """D-1 kept exactly: `rank_hand` (tables) against `rank_hand_direct` (the rules as written) on all
+    2,598,960 five-card and 22,100 three-card hands. The direct ranker depends only on the ranks and
+    whether all suits match, so it is computed once per such class and every hand is looked up."""
+    from kiosk.rules.ranking import rank_hand_direct
+
+    direct: dict[tuple, HandRank] = {}
+    for size, total in ((3, 22_100), (5, 2_598_960)):
+        hands = 0
+        for hand in combinations(DECK, size):
+            ranks = tuple(sorted(c.rank for c in hand))
+            cls = (ranks, size == 5 and len({c.suit for c in hand}) == 1)
+            expected = direct.get(cls)
+            if expected is None:
+                expected = direct[cls] = rank_hand_direct(hand)
+            assert rank_hand(hand) == expected, [str(c) for c in hand]
+            hands += 1
+        assert hands == total
+    assert len(direct) == 455 + 7462  # 455 fronts; 6,175 plain + 1,287 flush five-card classes

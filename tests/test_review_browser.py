@@ -80,7 +80,7 @@ def server(recorded):
 
 def test_floor_finds_the_hand_reads_the_rulings_flags_it_and_files_the_report(browser, server, recorded, shots):
     store, hand_id, live = recorded
-    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    page = browser.new_page(viewport={"width": 1366, "height": 900}, bypass_csp=True)  # see test_web_browser
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{server}/review/")
@@ -149,7 +149,7 @@ def test_floor_finds_the_hand_reads_the_rulings_flags_it_and_files_the_report(br
 
 def test_review_page_fits_a_floor_tablet(browser, server, recorded):
     _, hand_id, _ = recorded
-    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page = browser.new_page(viewport={"width": 1024, "height": 768}, bypass_csp=True)
     page.goto(f"{server}/review/hands/{hand_id}")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 1024, f"the page scrolls sideways ({width}px)"

@@ -133,8 +133,9 @@ def test_a_card_rooms_profile_file(tmp_path):
 
 @pytest.mark.slow
 def test_bench_rules_prints_its_figures():
-    proc = kiosk("bench", "rules", "--pool", "20", "--seconds", "0.3", "--repeats", "3")
+    proc = kiosk("bench", "rules", "--pool", "20", "--seconds", "0.3", "--repeats", "3", "--command-showdowns", "300")
     assert proc.returncode == 0, proc.stderr
+    assert "kiosk score on a 300-showdown file" in proc.stdout and "start-up" in proc.stdout
     assert "4-seat showdowns, parse + score + settle (score_json):" in proc.stdout
     assert "per CPU-second" in proc.stdout and "per wall-clock second" in proc.stdout
     assert "declared natural, worst case to verify or reject:" in proc.stdout

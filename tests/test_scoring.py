@@ -369,7 +369,7 @@ def test_per_pair_stakes_from_seed_002():
         ({"seats": [WE_1, WE_2], "button": 7}, "button is on seat 7, which is not one of seats 1, 2"),
         ({"seats": [WE_1, WE_2], "pair_stakes": [{"seats": [1, 5], "stake": 3}]}, "pair_stakes[0]: seat 5 is not one of seats 1, 2"),
         ({"seats": [WE_1, WE_2], "stake": "5"}, "stake must be a number"),
-        ({"seats": [WE_1, WE_2 | {"stack": -5}]}, "seat 2: stack must be at least 0"),
+        ({"seats": [WE_1, WE_2 | {"stack": -5}]}, "seat 2: stack must be from 0 to 1,000,000,000,000"),
         ({"seats": [WE_1, WE_2 | {"midle": []}]}, "seat 2: unknown field 'midle'"),
         ({"seats": [WE_1, WE_1 | {"seat": 2}]}, "duplicate card 2s: seat 1 front and seat 2 front"),
         ({"seats": [WE_1, WE_2 | {"seat": 1}]}, "seat 1 appears twice"),

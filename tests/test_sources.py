@@ -69,8 +69,9 @@ def test_folder_of_photos_in_name_order_and_unreadable_ones_skipped(tmp_path):
     frames = list(src)
     assert [f.source.rsplit("/", 1)[1] for f in frames] == ["a.jpg", "b.png", "c.png"]
     assert [f.timestamp for f in frames] == [0.0, 2.0, 4.0]
-    assert src.skipped[0] == str(tmp_path / "IMG_3000.HEIC") + " (" + why_unread(tmp_path / "IMG_3000.HEIC") + ")"
-    assert "save it as JPEG" in src.skipped[0] and src.skipped[1:] == [str(tmp_path / "broken.jpg")]
+    assert src.skipped[0] == str(tmp_path / "IMG_3000.HEIC") + ": " + why_unread(tmp_path / "IMG_3000.HEIC")
+    assert "save it as JPEG" in src.skipped[0]
+    assert src.skipped[1:] == [f"{tmp_path / 'broken.jpg'}: not an image OpenCV can decode (corrupt or unsupported format)"]
     assert any(e.data["status"] == "lost" and "broken.jpg" in e.data["detail"] for e in events)
 
 

@@ -47,7 +47,9 @@ PAYMENTS_AFTER_DRAGON = ["1. Seat 2 \u2192 Seat 1 65", "2. Seat 1 \u2192 Seat 3 
 
 
 def open_page(browser, url, width, height, errors):
-    page = browser.new_page(viewport={"width": width, "height": height})
+    # bypass_csp: Playwright's wait_for_function evaluates strings in the page, which the display's
+    # Content-Security-Policy forbids; tests/test_display_hardening.py loads the page with it enforced.
+    page = browser.new_page(viewport={"width": width, "height": height}, bypass_csp=True)
     page.on("pageerror", lambda err: errors.append(str(err)))
     page.goto(url)
     page.wait_for_selector("#conn[data-state=live]", timeout=15_000)

@@ -36,7 +36,7 @@ from kiosk.web.security import AttemptLimiter, hash_pin, verify_pin
 from kiosk.web.state import page_state
 
 WEB = Path(__file__).resolve().parent.parent / "kiosk" / "web"
-PIN = "2468"
+PIN = "246813"
 
 # seat 1 sets a strong hand, seat 2 fouls (middle pair of 8s under front pair of queens),
 # seat 3 declared and holds a dragon, seat 4 sets a legal hand.
@@ -267,15 +267,30 @@ def test_pin_hash_is_salted_pbkdf2_and_checks_exactly():
     assert not verify_pin("2469", a) and not verify_pin("", a) and not verify_pin(PIN, None)
 
 
-def test_attempt_limiter_counts_failures_in_a_sliding_minute():
+def test_attempt_limiter_backs_off_instead_of_locking_out():
     now = [0.0]
-    limiter = AttemptLimiter(limit=3, window=60, clock=lambda: now[0])
-    assert [limiter.failed("a") for _ in range(3)] == [2, 1, 0]
-    assert limiter.retry_after("a") == 60 and limiter.retry_after("b") == 0
-    now[0] = 59.5
-    assert limiter.retry_after("a") == pytest.approx(0.5)
-    now[0] = 60.0
-    assert limiter.retry_after("a") == 0
+    limiter = AttemptLimiter(free=3, base_delay=1, max_delay=8, forget=600, clock=lambda: now[0])
+    assert [limiter.begin("a") for _ in range(3)] == [0, 0, 0]  # free, the 3rd sets a 1 s wait
+    assert limiter.begin("a") > 30 and limiter.begin("b") == 0  # nobody tries while it is checked
+    now[0] = 0.5
+    limiter.failed("a")  # the answer: the wait starts now
+    assert limiter.begin("a") == 1
+    now[0] = 1.5
+    assert limiter.begin("a") == 0  # the 4th
+    limiter.failed("a")
+    assert limiter.begin("a") == 2
+    for t in (3.5, 7.5, 15.5):
+        now[0] = t
+        assert limiter.begin("a") == 0
+        limiter.failed("a")
+    assert limiter.begin("a") == 8  # never more than max_delay: a delay, not a lockout
+    limiter.succeeded("a")  # the right PIN clears the count
+    assert limiter.begin("a") == 0 and limiter.attempts_left("a") == 2
+    for _ in range(3):
+        limiter.begin("c")
+        limiter.failed("c")
+    now[0] += 600  # quiet for `forget` seconds: the count starts again
+    assert limiter.begin("c") == 0 and limiter.attempts_left("c") == 2
 
 
 # ---------------------------------------------------------------- routes
@@ -534,23 +549,23 @@ def test_healthz_reports_a_lost_camera(client, hub):
 def test_kiosk_pin_stores_only_a_hash_and_keeps_the_rest_of_the_file(tmp_path, monkeypatch, capsys):
     path = tmp_path / "kiosk.yaml"
     path.write_text("# table 7 by the window\ntable:\n  name: t7\nweb:\n  port: 5001  # kiosk 2\n")
-    monkeypatch.setattr("sys.stdin", io.StringIO("97531\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("975310\n"))
     assert kiosk_main(["pin", "--config", str(path), "--stdin"]) == 0
     text = path.read_text()
-    assert "97531" not in text and "# table 7 by the window" in text and "port: 5001  # kiosk 2" in text
+    assert "975310" not in text and "# table 7 by the window" in text and "port: 5001  # kiosk 2" in text
     cfg = load_config(path)
     assert cfg.table.name == "t7" and cfg.web.port == 5001
-    assert verify_pin("97531", cfg.web.floor_pin_hash) and not verify_pin("97532", cfg.web.floor_pin_hash)
-    monkeypatch.setattr("sys.stdin", io.StringIO("12\n"))
+    assert verify_pin("975310", cfg.web.floor_pin_hash) and not verify_pin("975311", cfg.web.floor_pin_hash)
+    monkeypatch.setattr("sys.stdin", io.StringIO("12345\n"))
     assert kiosk_main(["pin", "--config", str(path), "--stdin"]) == 2
-    assert "4 to 12 digits" in capsys.readouterr().err
+    assert "6 to 12 digits" in capsys.readouterr().err
     assert path.read_text() == text
 
 
 def test_kiosk_pin_refuses_to_break_a_config(tmp_path, monkeypatch, capsys):
     path = tmp_path / "kiosk.yaml"
     path.write_text("game:\n  button: 9\n")
-    monkeypatch.setattr("sys.stdin", io.StringIO("97531\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("975310\n"))
     assert kiosk_main(["pin", "--config", str(path), "--stdin"]) == 2
     assert "game.button" in capsys.readouterr().err
     assert path.read_text() == "game:\n  button: 9\n"

@@ -63,6 +63,12 @@ def run(args) -> int:
     skipped = getattr(source, "skipped", [])
     for name in skipped:
         print(f"kiosk analyze: cannot read image {name}; skipped", file=sys.stderr)
+    files = getattr(source, "files", None)
+    if files and len(skipped) == len(files):
+        raise KioskError(f"{path}: none of its {len(files)} images could be read (see above)", exit_code=2)
+    gave_up = getattr(source, "gave_up", None)
+    if gave_up:
+        print(f"kiosk analyze: {path}: gave up on the rest of the video: {gave_up}", file=sys.stderr)
     hands = [hand_json(v) for v in verdicts]
     if args.json:
         print(json.dumps(hands, indent=2))
@@ -70,7 +76,7 @@ def run(args) -> int:
         print(text_report(hands, str(path)))
     if not hands:
         return 1
-    return 0 if all(h["confident"] for h in hands) and not skipped else 1
+    return 0 if all(h["confident"] for h in hands) and not skipped and not gave_up else 1
 
 
 def _load_reader(models: str, backend: str):

@@ -48,7 +48,7 @@ def _read_pin(from_stdin: bool) -> str:
         if not line:
             raise KioskError("no PIN on standard input")
         return check_pin_text(line)
-    first = check_pin_text(getpass.getpass("New floor PIN (4-12 digits): "))
+    first = check_pin_text(getpass.getpass("New floor PIN (6-12 digits): "))
     if getpass.getpass("Same PIN again: ").strip() != first:
         raise KioskError("the two PINs differ: nothing was changed")
     return first
@@ -122,8 +122,8 @@ def _write_checked(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
+        # 0640 at most: the PIN's hash is for the kiosk's user and group only
+        os.chmod(tmp, (path.stat().st_mode & 0o640) if path.exists() else 0o600)
         try:
             load_config(tmp)
         except KioskError as err:

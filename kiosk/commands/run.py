@@ -17,6 +17,7 @@ import threading
 import time
 from pathlib import Path
 
+from kiosk.errors import KioskError
 from kiosk.vision.models_dir import MODELS_DEFAULT, default_models_dir
 
 log = logging.getLogger("kiosk.run")
@@ -84,6 +85,17 @@ def _recorder(args, cfg, hub):
     return store, Recorder(store, hub, cfg, media)
 
 
+def _check_exposure(host: str, pin_hash: str | None) -> None:
+    """Beyond this PC only with the floor PIN set, and never silently."""
+    if host in ("127.0.0.1", "localhost", "::1") or host.startswith("127."):
+        return
+    if not pin_hash:
+        raise KioskError(f"--host {host} would let other machines reach the dealer display: set the floor PIN "
+                         "first (`kiosk pin`), or serve on 127.0.0.1")
+    print(f"kiosk run: WARNING: serving on {host}: any machine that can reach this address can open the "
+          "display and send dealer actions (card corrections still need the floor PIN)", file=sys.stderr, flush=True)
+
+
 def run(args) -> int:
     from kiosk.table.config import load_config
     from kiosk.table.hub import Hub
@@ -97,6 +109,7 @@ def run(args) -> int:
     cfg = load_config(path)
     host = args.host or cfg.web.host
     port = args.port if args.port is not None else cfg.web.port
+    _check_exposure(host, cfg.web.floor_pin_hash)
     spec = _source_spec(args, cfg)
 
     stop = threading.Event()

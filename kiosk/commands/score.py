@@ -8,11 +8,21 @@ malformed JSON, an unreadable file or a bad profile file.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
+from functools import partial
+from typing import Mapping, TextIO
+
+import orjson
 
 from kiosk.commands import command_parser
 from kiosk.errors import KioskError
+from kiosk.jsonstream import JsonInputError, JsonText, read_items
+from kiosk.parallel import default_jobs, ordered_map
+from kiosk.rules.api import score_json
+from kiosk.rules.profiles import ProfileError, ScoringProfile, profiles_from_json
+from kiosk.rules.report import showdown_report
 
 
 def register(subparsers) -> None:
@@ -23,6 +33,13 @@ def register(subparsers) -> None:
         "--text", action="store_true", help="print a readable report instead of JSON"
     )
     parser.add_argument(
+        "--pretty", action="store_true", help="indent the JSON (default: compact, one result a line)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, metavar="N",
+        help="processes scoring a long array (default: one per CPU; 1: this process only)",
+    )
+    parser.add_argument(
         "--profiles",
         metavar="FILE",
         help="JSON file with the card room's own scoring profiles (one object or a list)",
@@ -30,51 +47,100 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def read_json(path: str, what: str = "showdown") -> object:
-    """Load JSON from a file or stdin ('-'); one-line KioskError (exit 2) when it cannot."""
-    name = "stdin" if path == "-" else path
+def open_input(path: str, what: str = "showdown") -> TextIO:
+    """The file, or stdin for '-', as UTF-8 text (a BOM is skipped); KioskError (exit 2) when unreadable."""
+    if path == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig")
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+        return open(path, encoding="utf-8-sig")
     except OSError as err:
-        raise KioskError(f"cannot read {what} file {name}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise KioskError(f"{name} is not UTF-8 text (byte {err.start})") from None
-    if not text.strip():
-        raise KioskError(f"{name} is empty: expected a {what} JSON object or an array of them")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise KioskError(
-            f"{name}: malformed JSON at line {err.lineno}, column {err.colno}: {err.msg}"
-        ) from None
+        raise KioskError(f"cannot read {what} file {path}: {err.strerror or err}") from None
+
+
+def read_json(path: str, what: str = "showdown") -> object:
+    """Load one JSON value from a file or stdin ('-'); one-line KioskError (exit 2) when it cannot."""
+    name = "stdin" if path == "-" else path
+    with open_input(path, what) as handle:
+        many, items = read_items(handle, name, what)
+        return list(items) if many else next(items)
+
+
+def score_one(obj: object, profiles: Mapping[str, ScoringProfile] | None = None) -> dict:
+    """Score ONE showdown object; a showdown that cannot be scored gets `{"error": ...}` in its slot."""
+    return score_json(obj, profiles)
 
 
 def run(args) -> int:
-    from kiosk.rules.api import score_json
-    from kiosk.rules.profiles import ProfileError, profiles_from_json
-    from kiosk.rules.report import text_report
-
     profiles = None
     if args.profiles:
         try:
             profiles = profiles_from_json(read_json(args.profiles, "profile"))
         except ProfileError as err:
             raise KioskError(f"{args.profiles}: {err}") from None
-    data = read_json(args.file)
-    many = isinstance(data, list)
-    showdowns = data if many else [data]
-    results = [score_json(obj, profiles) for obj in showdowns]
-    if args.text:
-        sys.stdout.write(text_report(results))
-    else:
-        json.dump(results if many else results[0], sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-    failed = [i for i, r in enumerate(results) if "error" in r]
-    for i in failed:
-        where = f"showdown {i + 1}: " if many else ""
-        print(f"kiosk score: {where}{results[i]['error']}", file=sys.stderr)
-    return 1 if failed else 0
+    name = "stdin" if args.file == "-" else args.file
+    out = ResultWriter(sys.stdout, args.text, args.pretty)
+    with open_input(args.file) as handle:
+        jobs = 1 if args.text else (args.jobs or default_jobs())
+        out.many, showdowns = read_items(handle, name, texts=jobs > 1)  # workers decode their own
+        try:
+            scored = partial(_scored, profiles=profiles, pretty=None if args.text else args.pretty)
+            for result in ordered_map(scored, showdowns, jobs):
+                out.write(*result)
+        except JsonInputError as err:
+            out.write(None, str(err), quiet=True)  # what was scored stays printed, as JSON
+            out.close()
+            raise
+        out.close()
+    return 1 if out.failed else 0
+
+
+def _scored(obj: object, profiles, pretty: bool | None) -> tuple[dict | str, str | None]:
+    """One showdown scored, and serialized here (in a worker, when there are several); the dict
+    itself when `pretty` is None (the text report)."""
+    if isinstance(obj, JsonText):
+        obj = obj.decode()
+    result = score_one(obj, profiles)
+    error = result.get("error")
+    return (result if pretty is None else dumps_result(result, pretty)), error
+
+
+class ResultWriter:
+    """Writes results as they come: one object, or an array element by element (or the text report)."""
+
+    def __init__(self, stream: TextIO, text: bool, pretty: bool, many: bool = False):
+        self.stream, self.text, self.pretty, self.many = stream, text, pretty, many
+        self.count, self.failed = 0, 0
+
+    def write(self, result: dict | str | None, error: str | None, quiet: bool = False) -> None:
+        """`result`: the result dict or its JSON text (None: only the error, in its slot)."""
+        self.count += 1
+        if self.text:
+            shown = result if isinstance(result, dict) else {"error": error}
+            label = f"Showdown {self.count}"
+            self.stream.write(("\n" if self.count > 1 else "") + showdown_report(shown, label) + "\n")
+        else:
+            if result is None or isinstance(result, dict):
+                result = dumps_result(result if result is not None else {"error": error}, self.pretty)
+            if self.many:
+                self.stream.write("[" if self.count == 1 else ",\n")
+                result = "\n  " + result.replace("\n", "\n  ") if self.pretty else result
+            self.stream.write(result)
+        if error is not None and not quiet:
+            self.failed += 1
+            where = f"showdown {self.count}: " if self.many else ""
+            print(f"kiosk score: {where}{error}", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.many and not self.text:
+            self.stream.write(("\n]" if self.pretty else "]") if self.count else "[]")
+        if not self.text:
+            self.stream.write("\n")
+
+
+def dumps_result(result: dict, pretty: bool) -> str:
+    """JSON text of a result: orjson where it can (fast), else the json module (e.g. an id of 30 digits,
+    or text holding a lone surrogate, which is then escaped)."""
+    try:
+        return orjson.dumps(result, option=orjson.OPT_INDENT_2 if pretty else 0).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(result, indent=2 if pretty else None, separators=None if pretty else (",", ":"))

@@ -31,6 +31,7 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.records.chain import bytes_sha256
+from kiosk.records.private import private_dir
 
 TMP_SUFFIX = ".part"
 
@@ -94,7 +95,8 @@ def _fsync_dir(folder: Path) -> None:
 def write_atomic(path: Path, data: bytes) -> str:
     """Write `data` to `path` durably (temp name, fsync, rename, fsync folder); returns its sha256."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        private_dir(path.parent)
     tmp = path.with_name(path.name + TMP_SUFFIX)
     with open(tmp, "wb") as fh:
         fh.write(data)

@@ -220,7 +220,7 @@ def replay_hand(store: HandStore, hand_id: str, reader, cfg=None, profile: str |
     hub.subscribe(lambda e: published.append(e.data["verdict"]) if e.kind == "verdict" else None)
     runner = TableRunner(run_cfg, None, reader, hub)
     # Actions recorded after the first verdict but carrying no frame go after every frame.
-    pending = [a for a in hand.actions if a.action.kind != "new_hand"]
+    pending = [a for a in hand.actions if a.action.kind not in ("new_hand", "wrong_pin")]
     frames = 0
     replay_hand_id = None
     while pending and pending[0].frame_index is None:  # acted on before any frame was seen

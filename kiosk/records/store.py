@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from kiosk.errors import KioskError
+from kiosk.records.private import private_db, private_dir
 from kiosk.records.chain import (
     GENESIS,
     ChainEntry,
@@ -289,7 +290,10 @@ class HandStore:
         if not create and not self.path.exists():
             raise KioskError(f"no record database at {self.path}", exit_code=2)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.parent.exists():
+                private_dir(self.path.parent)
+            if create or self.path.exists():
+                private_db(self.path)
         except OSError as err:
             raise KioskError(f"cannot create the folder for {self.path}: {err.strerror or err}") from None
         self.base_dir = self.path.parent.resolve()

@@ -50,7 +50,7 @@ def settle_showdown(showdown: Showdown, result: ShowdownResult) -> Settlement:
 
 
 def result_dict(showdown: Showdown, result: ShowdownResult, settlement: Settlement) -> dict:
-    notes = list(result.notes)
+    notes = list(result.notes) + list(settlement.notes)
     given = [s.seat for s in showdown.active if s.stack is not None]
     if given and not settlement.capped:
         missing = [s.seat for s in showdown.active if s.stack is None]

@@ -18,7 +18,8 @@ from itertools import combinations
 from kiosk.cards import Card, deck
 from kiosk.rules.ranking import rank_hand
 
-TARGET_PER_SECOND = 2000
+TARGET_PER_SECOND = 20_000  # in-process, one core
+TARGET_COMMAND_PER_SECOND = 5_000  # through `kiosk score` on a 10,000-showdown file, start-up subtracted
 TARGET_NATURAL_MS = 5.0
 
 
@@ -27,6 +28,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time spent scoring (default 3)")
     parser.add_argument("--repeats", type=int, default=200, help="natural checks per hand and call (default 200)")
     parser.add_argument("--seed", type=int, default=2024, help="random seed (default 2024)")
+    parser.add_argument("--command-showdowns", type=int, default=10_000, metavar="N",
+                        help="showdowns in the file timed through `kiosk score` (default 10000; 0: skip)")
 
 
 def set_hand(cards: list[Card]) -> tuple[list[Card], list[Card], list[Card]]:
@@ -92,6 +95,51 @@ def _rate(fn, items, seconds: float) -> tuple[float, float, int]:
             return done / max(cpu, 1e-9), done / took, done
 
 
+def _timed_command(path: str) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of it and its workers, peak RSS in KB) of `kiosk score FILE`."""
+    import resource
+    import subprocess
+    import sys
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "kiosk", "score", path], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"kiosk score failed: {proc.stderr.strip()[-300:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, after.ru_maxrss
+
+
+def command_figures(rng: random.Random, count: int, in_process: float) -> None:
+    """`kiosk score` as a user runs it, on a file of `count` showdowns, start-up subtracted."""
+    import json
+    import tempfile
+
+    from kiosk.parallel import default_jobs
+
+    with tempfile.TemporaryDirectory() as tmp:
+        big, one = os.path.join(tmp, "many.json"), os.path.join(tmp, "one.json")
+        with open(big, "w") as out:
+            json.dump([random_showdown(rng) for _ in range(count)], out)
+        with open(one, "w") as out:
+            json.dump([random_showdown(rng)], out)
+        start_wall, start_cpu, _ = min(_timed_command(one) for _ in range(3))
+        wall, cpu, rss = _timed_command(big)
+    per_wall = count / max(wall - start_wall, 1e-9)
+    per_cpu = count / max(cpu - start_cpu, 1e-9)
+    print(
+        f"kiosk score on a {count:,}-showdown file ({default_jobs()} processes): {per_wall:,.0f} per second "
+        f"({wall:.2f} s, start-up {start_wall:.2f} s subtracted), {per_cpu:,.0f} per CPU-second; "
+        f"peak memory {rss / 1024:.0f} MB"
+    )
+    print(f"  in-process (above): {in_process:,.0f} per CPU-second on one core")
+    print(f"  target >= {TARGET_COMMAND_PER_SECOND:,}/s through the command: "
+          f"{'MET' if per_wall >= TARGET_COMMAND_PER_SECOND else 'MISSED'}")
+
+
 def run(args) -> int:
     from kiosk.rules.api import score_json
     from kiosk.rules.naturals import bench_naturals
@@ -123,6 +171,9 @@ def run(args) -> int:
         f"({only_wall:,.0f} per wall-clock second, {n_only:,} scored)"
     )
     print(f"  target >= {TARGET_PER_SECOND:,}/s on one core: {'MET' if full >= TARGET_PER_SECOND else 'MISSED'}")
+
+    if args.command_showdowns > 0:
+        command_figures(rng, args.command_showdowns, full)
 
     nat = bench_naturals(args.repeats)
     print(

@@ -217,6 +217,7 @@ def _all_rank_splits() -> dict[int, list]:
 
 
 _SPLITS_BY_CODE = _all_rank_splits()
+_RANK_CODE = [0, 0] + [1 << 3 * (r - 2) for r in range(2, 15)]
 
 
 def _rank_splits(cards: tuple[Card, ...]):
@@ -282,6 +283,24 @@ _CHECKS = {
 }
 
 
+_FLUSH_SHAPES = ([3, 5, 5], [5, 8], [3, 10], [13])
+
+
+def _may_hold_natural(cards: Sequence[Card]) -> bool:
+    """False only when no natural can hold (most set hands) and the cards are 13 distinct
+    non-jokers: built-in loops only. Anything else goes on to the full checks, which also name errors."""
+    ranks = [c.rank for c in cards]
+    suits = [c.suit for c in cards]
+    if min(ranks) < 2 or len(set(zip(ranks, suits))) != 13:
+        return True  # a joker or a card twice: `_checked` says so
+    distinct = len(set(ranks))
+    if distinct == 13 or distinct <= 7:  # a dragon; six pairs needs at most 7 ranks
+        return True
+    if sum(map(_RANK_CODE.__getitem__, ranks)) in _SPLITS_BY_CODE:
+        return True
+    return sorted(n for n in map(suits.count, SUITS) if n) in _FLUSH_SHAPES
+
+
 def find_naturals(cards: Sequence[Card]) -> tuple[NaturalMatch, ...]:
     """Every natural the 13 cards support (dragon, six pairs, three flushes, three
     straights, in that order), each with its best split. ValueError unless 13 distinct cards.
@@ -290,6 +309,8 @@ def find_naturals(cards: Sequence[Card]) -> tuple[NaturalMatch, ...]:
     >>> [m.kind.value for m in find_naturals(p("As 2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs Ks"))]
     ['dragon', 'three_flushes', 'three_straights']
     """
+    if len(cards) == 13 and not _may_hold_natural(cards):
+        return ()
     ordered = _checked(cards)
     found = (check(ordered) for check in _CHECKS.values())
     return tuple(match for match in found if match is not None)

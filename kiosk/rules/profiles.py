@@ -245,11 +245,15 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)  # fmt: skip
 
 
+MAX_POINTS = 1000  # keeps points x stake inside what settlement represents exactly
+
+
 def _points(where: str, key: str, value: Any, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ProfileError(f"{where}: {key}: must be a whole number, not {value!r}")
-    if value < minimum:
-        raise ProfileError(f"{where}: {key}: must be at least {minimum}, not {value}")
+        raise ProfileError(f"{where}: {key}: must be a whole number, not {str(value)[:40]!r}")
+    if not minimum <= value <= MAX_POINTS:
+        shown = value if abs(value) < 10**12 else f"a number with {len(str(abs(value)))} digits"
+        raise ProfileError(f"{where}: {key}: must be from {minimum} to {MAX_POINTS}, not {shown}")
     return value
 
 

@@ -93,8 +93,9 @@ def _straight_high(ranks: Sequence[int]) -> int | None:
     return None
 
 
-def rank_hand(cards: Sequence[Card]) -> HandRank:
-    """Rank a 5-card hand, or a 3-card front hand (no straights or flushes there)."""
+def rank_hand_direct(cards: Sequence[Card]) -> HandRank:
+    """Rank a 5-card hand, or a 3-card front hand (no straights or flushes there), from the
+    rules as written. `rank_hand` answers the same from tables built with this function."""
     if len(cards) not in (3, 5):
         raise ValueError(f"a hand has 3 or 5 cards, not {len(cards)}")
     ranks = [c.rank for c in cards]
@@ -123,3 +124,59 @@ def rank_hand(cards: Sequence[Card]) -> HandRank:
     if shape[0] == 2:
         return HandRank(Category.PAIR, ordered)
     return HandRank(Category.HIGH_CARD, ordered)
+
+
+# --- the look-up tables `rank_hand` answers from -----------------------------------------------
+# A hand's rank depends only on its multiset of ranks and, for five cards, whether all suits
+# match. The multiset is keyed by adding 8**(rank-2) per card (at most 4 of a rank, so no carry):
+# one addition per card instead of counting and sorting. Built once from `rank_hand_direct`
+# (about 9,000 hands, a few milliseconds), so the tables cannot drift from the rules.
+
+_RANK_KEY = [0, 0] + [8 ** (r - 2) for r in range(2, 15)]
+
+
+def _with_text(rank: HandRank) -> tuple[HandRank, str]:
+    return rank, rank.describe()
+
+
+def _build_tables() -> tuple[dict[int, tuple[HandRank, str]], ...]:
+    from itertools import combinations, combinations_with_replacement
+
+    plain5: dict[int, tuple[HandRank, str]] = {}
+    flush5: dict[int, tuple[HandRank, str]] = {}
+    three: dict[int, tuple[HandRank, str]] = {}
+    offsuit = "shdc"
+    for size, table in ((5, plain5), (3, three)):
+        for ranks in combinations_with_replacement(range(2, 15), size):
+            if max(ranks.count(r) for r in ranks) > 4:
+                continue
+            # suits in turn: equal ranks (adjacent) differ, and five cards never share one suit
+            cards = [Card(r, offsuit[i % 4]) for i, r in enumerate(ranks)]
+            table[sum(_RANK_KEY[r] for r in ranks)] = _with_text(rank_hand_direct(cards))
+    for ranks in combinations(range(2, 15), 5):  # a flush has five different ranks
+        flush5[sum(_RANK_KEY[r] for r in ranks)] = _with_text(rank_hand_direct([Card(r, "h") for r in ranks]))
+    return plain5, flush5, three
+
+
+_PLAIN5, _FLUSH5, _THREE = _build_tables()
+
+
+def rank_hand(cards: Sequence[Card]) -> HandRank:
+    """Rank a 5-card hand, or a 3-card front hand (no straights or flushes there): D-1 exactly,
+    from tables (checked on every 3- and 5-card hand against `rank_hand_direct` by the tests)."""
+    return rank_hand_text(cards)[0]
+
+
+def rank_hand_text(cards: Sequence[Card]) -> tuple[HandRank, str]:
+    """The rank and its `describe()` words, both from the tables."""
+    key = _RANK_KEY
+    if len(cards) == 5:
+        a, b, c, d, e = cards
+        k = key[a.rank] + key[b.rank] + key[c.rank] + key[d.rank] + key[e.rank]
+        if a.suit == b.suit == c.suit == d.suit == e.suit:
+            return _FLUSH5[k]
+        return _PLAIN5[k]
+    if len(cards) == 3:
+        a, b, c = cards
+        return _THREE[key[a.rank] + key[b.rank] + key[c.rank]]
+    raise ValueError(f"a hand has 3 or 5 cards, not {len(cards)}")

@@ -26,7 +26,7 @@ from kiosk.cards import Card
 from kiosk.rules.fouls import check_foul
 from kiosk.rules.naturals import NaturalMatch, find_naturals, verify_natural
 from kiosk.rules.profiles import ROWS, ScoringProfile
-from kiosk.rules.ranking import HandRank, rank_hand
+from kiosk.rules.ranking import HandRank, rank_hand_text
 from kiosk.rules.settlement import pair_order, payment_order
 from kiosk.rules.showdown import SeatInput, Showdown
 
@@ -169,8 +169,8 @@ def _rows(rows, profile: ScoringProfile) -> tuple[Row, ...]:
     out = []
     for name, cards in zip(ROWS, rows):
         if len(cards) == ROW_SIZES[name]:
-            rank = rank_hand(cards)
-            out.append(Row(name, cards, rank, profile.royalty(name, rank.category), rank.describe()))
+            rank, text = rank_hand_text(cards)
+            out.append(Row(name, cards, rank, profile.royalty(name, rank.category), text))
         else:
             n = len(cards)
             text = f"{n} card{'' if n == 1 else 's'} (needs {ROW_SIZES[name]})"

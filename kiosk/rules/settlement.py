@@ -38,6 +38,7 @@ class Settlement:
     transfers: tuple[Transfer, ...]  # in payment order
     shortfalls: tuple[Transfer, ...]  # what could not be paid, pair by pair, in the same order
     capped: bool  # all-in caps applied (every seat had a starting stack)
+    notes: tuple[str, ...] = ()  # e.g. a debt that rounds to nothing at the cent
 
 
 def payment_order(active_seats: Iterable[int], button: int) -> tuple[int, ...]:
@@ -88,12 +89,20 @@ def settle(
     net = {s: exact(0) for s in order}  # received - paid so far
     transfers: list[Transfer] = []
     shortfalls: list[Transfer] = []
+    notes: list[str] = []
     for a, b in pair_order(order):
         points = _points(pair_points, a, b)
         if points == 0:
             continue
         winner, loser = (a, b) if points > 0 else (b, a)
         owed = debt(points, a, b)
+        if not owed:
+            stake_ab = pair_stakes.get(frozenset((a, b)), stake)
+            notes.append(
+                f"§8: seats {a} and {b}: {abs(points)} point{'s' if abs(points) > 1 else ''} "
+                f"x stake {stake_ab} rounds to nothing at the cent: no transfer"
+            )
+            continue
         paid = owed
         if capped:
             chips_now = start[loser] + net[loser]
@@ -105,7 +114,7 @@ def settle(
             transfers.append(Transfer(loser, winner, _out(paid)))
         if paid != owed:
             shortfalls.append(Transfer(loser, winner, _out(owed - paid)))
-    return Settlement(tuple(transfers), tuple(shortfalls), capped)
+    return Settlement(tuple(transfers), tuple(shortfalls), capped, tuple(notes))
 
 
 def _points(pair_points: Mapping[tuple[int, int], int], a: int, b: int) -> int:

@@ -19,6 +19,7 @@ kiosk.rules.showdown.ShowdownError: seat 1 front: 'Xx' is not a card (write rank
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -35,6 +36,11 @@ from kiosk.rules.profiles import (
 )
 
 Money = int | float
+# What settlement can represent exactly (Decimal cents, RULES §8): a stake below a tenth of a
+# cent underflows, one above a trillion overflows the points x stake arithmetic.
+MIN_STAKE = 0.001
+MAX_MONEY = 10**12
+MAX_SEAT = 99
 _TOP_FIELDS = ("id", "profile", "button", "stake", "pair_stakes", "seats")
 _SEAT_FIELDS = ("seat", "dead", "declared_natural", "cards", *ROWS, "stack")
 _BY_TEXT = {str(c): c for c in deck(52)}  # fast path for the usual spelling ("As", "Td")
@@ -104,7 +110,7 @@ def parse_showdown(
     unknown = [k for k in obj if k not in _TOP_FIELDS]
     if unknown:
         raise ShowdownError(
-            f"unknown field {unknown[0]!r} in the showdown (fields: {', '.join(_TOP_FIELDS)})"
+            f"unknown field {_show(unknown[0])} in the showdown (fields: {', '.join(_TOP_FIELDS)})"
         )
     showdown_id = obj.get("id")
     if showdown_id is not None and (
@@ -131,10 +137,10 @@ def parse_showdown(
 
     button = obj.get("button", active[-1])
     if isinstance(button, bool) or not isinstance(button, int):
-        raise ShowdownError(f"button must be a seat number, not {button!r}")
+        raise ShowdownError(f"button must be a seat number, not {_show(button)}")
     if button not in numbers:
-        raise ShowdownError(f"button is on seat {button}, which is not one of seats {_list(numbers)}")
-    stake = _money("stake", obj.get("stake", 1), positive=True)
+        raise ShowdownError(f"button is on seat {_show(button)}, which is not one of seats {_list(numbers)}")
+    stake = _money("stake", obj.get("stake", 1), stake=True)
 
     raw_pairs = obj.get("pair_stakes", [])
     if not isinstance(raw_pairs, list):
@@ -151,13 +157,13 @@ def parse_showdown(
             or any(isinstance(n, bool) or not isinstance(n, int) for n in pair)
             or pair[0] == pair[1]
         ):
-            raise ShowdownError(f"{where}: seats must be two different seat numbers, not {pair!r}")
+            raise ShowdownError(f"{where}: seats must be two different seat numbers, not {_show(pair)}")
         for n in pair:
             if n not in numbers:
-                raise ShowdownError(f"{where}: seat {n} is not one of seats {_list(numbers)}")
+                raise ShowdownError(f"{where}: seat {_show(n)} is not one of seats {_list(numbers)}")
         if any({*pair} == set(ps.seats) for ps in pair_stakes):
             raise ShowdownError(f"{where}: seats {pair[0]} and {pair[1]} have two stakes")
-        pair_stakes.append(PairStake((pair[0], pair[1]), _money(where + ": stake", raw["stake"])))
+        pair_stakes.append(PairStake((pair[0], pair[1]), _money(where + ": stake", raw["stake"], stake=True)))
     return Showdown(seats, profile, button, stake, tuple(pair_stakes), showdown_id)
 
 
@@ -178,17 +184,19 @@ def _seat(index: int, raw: Any) -> SeatInput:
     if not isinstance(raw, dict):
         raise ShowdownError(f"seats[{index}] must be a seat object, not {_kind(raw)}")
     number = raw.get("seat")
-    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise ShowdownError(f"seats[{index}]: 'seat' must be a seat number (1, 2, ...), not {number!r}")
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_SEAT:
+        raise ShowdownError(
+            f"seats[{index}]: 'seat' must be a seat number from 1 to {MAX_SEAT}, not {_show(number)}"
+        )
     where = f"seat {number}"
     unknown = [k for k in raw if k not in _SEAT_FIELDS]
     if unknown:
         raise ShowdownError(
-            f"{where}: unknown field {unknown[0]!r} (fields: {', '.join(_SEAT_FIELDS)})"
+            f"{where}: unknown field {_show(unknown[0])} (fields: {', '.join(_SEAT_FIELDS)})"
         )
     dead = raw.get("dead", False)
     if not isinstance(dead, bool):
-        raise ShowdownError(f"{where}: 'dead' must be true or false, not {dead!r}")
+        raise ShowdownError(f"{where}: 'dead' must be true or false, not {_show(dead)}")
     declared_raw = raw.get("declared_natural", False)
     if isinstance(declared_raw, bool):
         declared, kind = declared_raw, None
@@ -197,7 +205,7 @@ def _seat(index: int, raw: Any) -> SeatInput:
     else:
         raise ShowdownError(
             f"{where}: 'declared_natural' must be true, false or one of "
-            f"{', '.join(NATURAL_KINDS)}, not {declared_raw!r}"
+            f"{', '.join(NATURAL_KINDS)}, not {_show(declared_raw)}"
         )
     if dead and declared:
         raise ShowdownError(f"{where} is dead and cannot declare a natural")
@@ -244,7 +252,7 @@ def _cards(where: str, raw: Any) -> tuple[Card, ...]:
         except CardError as err:
             raise ShowdownError(f"{where}: {err}") from None
         if card.is_joker:
-            raise ShowdownError(f"{where}: {item!r} (the joker) is not in a Chinese Poker deck")
+            raise ShowdownError(f"{where}: {_show(item)} (the joker) is not in a Chinese Poker deck")
         cards.append(card)
     return tuple(cards)
 
@@ -269,12 +277,22 @@ def _check_cards(seats: tuple[SeatInput, ...]) -> None:
         raise ShowdownError(f"wrong card count: {total} cards on the table (a deck has 52)")
 
 
-def _money(where: str, value: Any, positive: bool = False) -> Money:
+def _money(where: str, value: Any, stake: bool = False) -> Money:
+    """A stake (0.001 up to a trillion) or a stack (0 up to a trillion): what settlement can represent."""
+    low = MIN_STAKE if stake else 0
+    allowed = f"from {low:g} to {MAX_MONEY:,}"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise ShowdownError(f"{where} must be a number, not {value!r}")
-    if value < 0 or (positive and value == 0) or value in (float("inf"),):
-        raise ShowdownError(f"{where} must be {'above' if positive else 'at least'} 0, not {value!r}")
+        raise ShowdownError(f"{where} must be a number {allowed}, not {_show(value)}")
+    if not low <= value <= MAX_MONEY:
+        raise ShowdownError(f"{where} must be {allowed} (what settlement can represent), not {_show(value)}")
     return value
+
+
+def _show(value: Any, limit: int = 40) -> str:
+    """repr() cut short: a 4,000-digit number or a huge list is named, not printed."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
+        return f"a number with {len(str(abs(value)))} digits"
+    return reprlib.repr(value)
 
 
 def _list(numbers: list[int]) -> str:

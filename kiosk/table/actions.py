@@ -6,8 +6,12 @@ hand in progress and republishes; the recorder stores each one with its time.
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Mapping
+
+from kiosk.errors import KioskError
+from kiosk.rules.showdown import MAX_MONEY, MIN_STAKE
 
 ActionKind = Literal[
     "declare_natural",  # seat: the player declared a natural before opening
@@ -18,6 +22,7 @@ ActionKind = Literal[
     "set_stack",  # seat, value: starting stack for this hand (None clears)
     "correct_card",  # seat, row, index, before, after, by (floor PIN holder)
     "new_hand",  # the dealer forces the hand to clear
+    "wrong_pin",  # recorded only (never applied): a refused floor PIN, with what it tried
 ]
 
 
@@ -34,3 +39,179 @@ class DealerAction:
     at: float = 0.0  # unix time
     hand_id: str | None = None
     extra: dict = field(default_factory=dict)
+
+
+# ---- the dealer's requests, one frozen value per kind, each checked whole before anything is applied ----
+
+Money = int | float
+
+
+class ActionError(KioskError):
+    """A dealer action that cannot be applied; the message names the field and the value."""
+
+    def __init__(self, message: str):
+        super().__init__(message, exit_code=1)
+
+
+def _show(value: object) -> str:
+    return reprlib.repr(value)
+
+
+def seat_number(value: object, seats: int, what: str = "seat") -> int:
+    """A whole seat number of this table: 2 or "2", never 1.9, true or [1].
+
+    >>> seat_number("3", 4), seat_number(2, 4)
+    (3, 2)
+    >>> seat_number(1.9, 4)
+    Traceback (most recent call last):
+    ...
+    kiosk.table.actions.ActionError: seat must be a number from 1 to 4, got 1.9
+    """
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 4:
+        number = int(value.strip())
+    if number is None:
+        raise ActionError(f"{what} must be a number from 1 to {seats}, got {_show(value)}")
+    if not 1 <= number <= seats:
+        raise ActionError(f"there is no seat {_show(number)} (seats are 1 to {seats})")
+    return number
+
+
+def money(value: object, what: str, minimum: float) -> Money:
+    """A stake or stack the settlement can represent (the range `kiosk score` takes)."""
+    number = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and len(value) < 40:
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if number is None or number != number:
+        raise ActionError(f"{what} must be a number, got {_show(value)}")
+    if number < 0:
+        raise ActionError(f"{what} must be zero or more, got {_show(value)}")
+    if number == 0 and minimum > 0:
+        raise ActionError(f"{what} must be more than zero")
+    if not minimum <= number <= MAX_MONEY:
+        raise ActionError(f"{what} must be from {minimum:g} to {MAX_MONEY:,}, got {_show(value)}")
+    if isinstance(number, float) and number.is_integer():
+        return int(number)
+    return number
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAction:
+    """declare_natural, undeclare_natural or move_button on one seat."""
+
+    kind: Literal["declare_natural", "undeclare_natural", "move_button"]
+    seat: int
+
+    @classmethod
+    def parse(cls, body: Mapping, seats: int) -> "SeatAction":
+        return cls(body["kind"], seat_number(body.get("seat"), seats))
+
+    def record(self, at: float, hand_id: str | None) -> DealerAction:
+        return DealerAction(kind=self.kind, seat=self.seat, at=at, hand_id=hand_id)
+
+
+@dataclass(frozen=True, slots=True)
+class SetDead:
+    seat: int
+    dead: bool
+
+    @classmethod
+    def parse(cls, body: Mapping, seats: int) -> "SetDead":
+        seat = seat_number(body.get("seat"), seats)
+        value = body.get("value")
+        if not isinstance(value, bool):
+            raise ActionError("set_dead needs value true (dead) or false (playing)")
+        return cls(seat, value)
+
+    def record(self, at: float, hand_id: str | None) -> DealerAction:
+        return DealerAction(kind="set_dead", seat=self.seat, value=self.dead, at=at, hand_id=hand_id)
+
+
+@dataclass(frozen=True, slots=True)
+class SetStack:
+    seat: int
+    stack: Money | None  # None clears it
+
+    @classmethod
+    def parse(cls, body: Mapping, seats: int) -> "SetStack":
+        seat = seat_number(body.get("seat"), seats)
+        value = body.get("value")
+        stack = None if value in (None, "") else money(value, f"the stack of seat {seat}", 0)
+        return cls(seat, stack)
+
+    def record(self, at: float, hand_id: str | None) -> DealerAction:
+        return DealerAction(kind="set_stack", seat=self.seat, value=self.stack, at=at, hand_id=hand_id)
+
+
+@dataclass(frozen=True, slots=True)
+class SetStake:
+    stake: Money
+    pair: tuple[int, int] | None = None  # a per-pair stake between these two seats
+
+    @classmethod
+    def parse(cls, body: Mapping, seats: int) -> "SetStake":
+        stake = money(body.get("value"), "the stake", MIN_STAKE)
+        pair = body.get("pair")
+        if pair is None:
+            return cls(stake)
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ActionError(f"a pair stake names two seats, got {_show(pair)}")
+        a, b = (seat_number(s, seats, "a pair stake's seat") for s in pair)
+        if a == b:
+            raise ActionError(f"a pair stake names two different seats from 1 to {seats}, got {_show(pair)}")
+        return cls(stake, (a, b))
+
+    def record(self, at: float, hand_id: str | None) -> DealerAction:
+        extra = {"pair": list(self.pair)} if self.pair else {}
+        return DealerAction(kind="set_stake", value=self.stake, at=at, hand_id=hand_id, extra=extra)
+
+
+@dataclass(frozen=True, slots=True)
+class NewHand:
+    @classmethod
+    def parse(cls, body: Mapping, seats: int) -> "NewHand":
+        return cls()
+
+    def record(self, at: float, hand_id: str | None) -> DealerAction:
+        return DealerAction(kind="new_hand", at=at, hand_id=hand_id)
+
+
+TableAction = SeatAction | SetDead | SetStack | SetStake | NewHand
+ACTION_TYPES: dict[str, type] = {
+    "declare_natural": SeatAction, "undeclare_natural": SeatAction, "move_button": SeatAction,
+    "set_dead": SetDead, "set_stack": SetStack, "set_stake": SetStake, "new_hand": NewHand,
+}
+
+
+def parse_action(body: Mapping, seats: int) -> TableAction:
+    """The dealer's request (the display's JSON) as its typed value; ActionError names what is wrong.
+
+    >>> parse_action({"kind": "set_stake", "value": "25", "pair": [1, "3"]}, 4)
+    SetStake(stake=25, pair=(1, 3))
+    >>> parse_action({"kind": ["new_hand"]}, 4)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    kiosk.table.actions.ActionError: unknown action ['new_hand'] (actions: declare_natural, ...)
+    """
+    kind = body.get("kind") if isinstance(body, Mapping) else None
+    kind_type = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
+    if kind_type is None:
+        raise ActionError(f"unknown action {_show(kind)} (actions: {', '.join(ACTION_TYPES)})")
+    return kind_type.parse(body, seats)
+
+
+def check_action(action: DealerAction, seats: int) -> TableAction | None:
+    """Check a recorded or requested DealerAction whole, as its typed value (None: not one of these kinds)."""
+    if action.kind not in ACTION_TYPES:
+        return None
+    body = {"kind": action.kind, "seat": action.seat, "value": action.value}
+    if action.extra and action.extra.get("pair") is not None:
+        body["pair"] = action.extra["pair"]
+    return parse_action(body, seats)

@@ -18,7 +18,7 @@ from typing import Iterable
 
 from kiosk.cards import CardError, parse_card
 from kiosk.errors import KioskError
-from kiosk.table.actions import DealerAction
+from kiosk.table.actions import DealerAction, check_action
 from kiosk.table.config import KioskConfig
 from kiosk.table.hub import Hub
 from kiosk.table.judge import HandSettings, judge, same_verdict
@@ -100,6 +100,7 @@ class TableRunner:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.error: BaseException | None = None
+        self.failing: str | None = None  # the last frame's error while frames keep failing
         self.timings: list[tuple[int, float, bool]] = []  # (frame, seconds from frame in to state out, verdict changed)
 
     # -- public API --------------------------------------------------------------------
@@ -133,6 +134,15 @@ class TableRunner:
         if close is not None:
             close()
 
+    @property
+    def problem(self) -> str | None:
+        """Why the pipeline is not producing verdicts (stopped, or every frame failing); None when well."""
+        if self.error is not None:
+            return f"the table pipeline stopped: {self.error}"
+        if self.failing is not None:
+            return f"frames are failing: {self.failing}"
+        return None
+
     def is_alive(self) -> bool:
         """Is the pipeline thread running (started and not finished)?"""
         return self._thread is not None and self._thread.is_alive()
@@ -152,6 +162,7 @@ class TableRunner:
         """A dealer's action on the hand in progress; republishes the verdict."""
         with self._lock:
             try:
+                check_action(action, self.cfg.table.seats)  # whole, before anything changes
                 message = self._apply(action)
                 ok = True
             except (ValueError, KioskError, CardError) as err:
@@ -182,8 +193,10 @@ class TableRunner:
             try:
                 self.process(frame)
                 failures = 0
+                self.failing = None
             except Exception as err:
                 failures += 1
+                self.failing = f"frame {frame.index}: {type(err).__name__}: {err}"
                 if failures > tolerate:
                     raise
                 log.warning("frame %s of %s skipped: %s", frame.index, frame.source, err)

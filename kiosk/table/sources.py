@@ -31,7 +31,7 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.table.config import DEMO_RECORDING
-from kiosk.vision.images import IMAGE_SUFFIXES, PHOTO_SUFFIXES, why_unread
+from kiosk.vision.images import IMAGE_SUFFIXES, PHOTO_SUFFIXES, load_picture
 
 log = logging.getLogger(__name__)
 
@@ -97,19 +97,36 @@ class FrameSource:
         self.close()
 
 
+VIDEO_STALL_S = 20.0  # a file that decodes nothing for this long is given up (ffmpeg's own timeouts)
+
+
+def _open_video(path: Path):
+    """A video file through ffmpeg, with bounded waits: a damaged file gives up instead of searching for minutes."""
+    ms = int(VIDEO_STALL_S * 1000)
+    params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
+    cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG, params)
+    if not cap.isOpened():  # not something ffmpeg opens: let OpenCV try its other backends
+        cap = cv2.VideoCapture(str(path))
+    return cap
+
+
 class VideoFileSource(FrameSource):
     def __init__(self, path: Path, realtime: bool = False, loop: bool = False, on_status=None):
         super().__init__(str(path), on_status)
         self.path = path
         self.realtime = realtime
         self.loop = loop
-        cap = cv2.VideoCapture(str(path))
+        self.gave_up: str | None = None  # why the file stopped early, if it did
+        started = time.monotonic()
+        cap = _open_video(path)
         ok = cap.isOpened() and cap.read()[0]
         self.fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0) if ok else 0.0
         self.frame_count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0) if ok else 0
         cap.release()
         if not ok:
-            raise KioskError(f"cannot read video {path}: not a video OpenCV can decode", exit_code=1)
+            waited = time.monotonic() - started
+            why = f"no decodable frame in {waited:.0f} s" if waited >= VIDEO_STALL_S else "not a video OpenCV can decode"
+            raise KioskError(f"cannot read video {path}: {why}", exit_code=2)
         if not 1.0 <= self.fps <= 240.0:
             self.fps = 25.0
 
@@ -119,8 +136,9 @@ class VideoFileSource(FrameSource):
         start = time.monotonic()
         self.status("connected", self.name)
         while not self.closed:
-            cap = cv2.VideoCapture(str(self.path))
+            cap = _open_video(self.path)
             n = 0
+            last_frame = time.monotonic()
             try:
                 while not self.closed:
                     if self.realtime:
@@ -134,7 +152,10 @@ class VideoFileSource(FrameSource):
                             time.sleep(-late)
                     ok, image = cap.read()
                     if not ok:
+                        if time.monotonic() - last_frame >= VIDEO_STALL_S:
+                            self.gave_up = f"no decodable frame for {VIDEO_STALL_S:.0f} s after frame {index}"
                         break
+                    last_frame = time.monotonic()
                     yield Frame(image, index, offset + n / self.fps, self.name)
                     index += 1
                     n += 1
@@ -166,10 +187,10 @@ class ImageFolderSource(FrameSource):
             for path in self.files:
                 if self.closed:
                     break
-                image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-                if image is None:
-                    why = why_unread(path)
-                    self.skipped.append(f"{path} ({why})" if why else str(path))
+                try:
+                    image = load_picture(path)[0]  # the loader `kiosk detect` uses: size limits, named errors
+                except (KioskError, cv2.error) as err:
+                    self.skipped.append(str(err) if isinstance(err, KioskError) else f"{path}: {err}")
                     self.status("lost", f"cannot read image {self.skipped[-1]}; skipped")
                     continue
                 ts = index * self.interval
@@ -187,9 +208,10 @@ class ImageFolderSource(FrameSource):
 class ImageFileSource(FrameSource):
     def __init__(self, path: Path, on_status=None):
         super().__init__(str(path), on_status)
-        self.image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if self.image is None:
-            raise KioskError(f"cannot read image {path}: not an image OpenCV can decode", exit_code=1)
+        try:
+            self.image = load_picture(path)[0]
+        except KioskError as err:
+            raise KioskError(f"cannot read image {err}", exit_code=2) from None
 
     def __iter__(self) -> Iterator[Frame]:
         self.status("connected", self.name)

@@ -72,7 +72,8 @@ def load_picture(path: str | Path) -> tuple[np.ndarray, tuple[float, float]]:
     if h * w > MAX_PIXELS:
         raise KioskError(f"{p}: {w}x{h} is too large to read (limit {MAX_PIXELS // 1_000_000} megapixels)", exit_code=1)
     if min(h, w) < 16:
-        raise KioskError(f"{p}: {w}x{h} is too small to hold a readable card", exit_code=1)
+        raise KioskError(f"{p}: {w}x{h} is too small to read (a card needs more than 16 pixels a side)",
+                         exit_code=1)
     if flag == cv2.IMREAD_COLOR:
         return image, (1.0, 1.0)
     W, H = size

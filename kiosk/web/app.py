@@ -18,6 +18,21 @@ from kiosk.web.live import LiveState
 from kiosk.web.security import AttemptLimiter, new_csrf_token, same_token
 
 
+MAX_BODY = 64 * 1024  # an action or a correction is a few hundred bytes
+# Scripts only from the kiosk's own static files (no inline script, no eval); the page may not be framed.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+       "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors 'none'")
+
+
+def _security_headers(response):
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
 def create_app(hub: Hub, runner: Any = None, cfg: Any = None, store: Any = None, *,
                heartbeat: float = 3.0, retry_ms: int = 2000) -> Flask:
     app = Flask(__name__)
@@ -25,6 +40,7 @@ def create_app(hub: Hub, runner: Any = None, cfg: Any = None, store: Any = None,
     app.config.update(
         SESSION_COOKIE_SAMESITE="Strict",
         SESSION_COOKIE_HTTPONLY=True,
+        MAX_CONTENT_LENGTH=MAX_BODY,
         KIOSK_HUB=hub,
         KIOSK_RUNNER=runner,
         KIOSK_CFG=cfg,
@@ -33,8 +49,7 @@ def create_app(hub: Hub, runner: Any = None, cfg: Any = None, store: Any = None,
         KIOSK_HEARTBEAT=heartbeat,
         KIOSK_RETRY_MS=retry_ms,
         KIOSK_PIN_LIMITER=AttemptLimiter(
-            limit=int(getattr(getattr(cfg, "web", None), "pin_attempts_per_minute", 5) or 5),
-            window=60.0,
+            free=int(getattr(getattr(cfg, "web", None), "pin_attempts_per_minute", 5) or 5)
         ),
     )
 
@@ -44,6 +59,8 @@ def create_app(hub: Hub, runner: Any = None, cfg: Any = None, store: Any = None,
         return session["csrf"]
 
     app.jinja_env.globals["csrf_token"] = csrf_token
+    app.after_request(_security_headers)
+    app.register_error_handler(413, lambda err: (jsonify(error=f"request too large (at most {MAX_BODY // 1024} KiB)"), 413))
 
     @app.before_request
     def check_csrf():

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, redirect, re
 
 from kiosk.records.report import RULE_TITLES, ascii_text, render_report, report_pdf, report_png, rule_lines
 from kiosk.records.store import HandQuery, HandStore
-from kiosk.web.security import verify_pin
+from kiosk.web.security import check_floor_pin
 
 blueprint = Blueprint("review", __name__, template_folder="templates")
 
@@ -277,13 +277,15 @@ def set_review(hand_id: str):
     cfg = current_app.config.get("KIOSK_CFG")
     stored = getattr(getattr(cfg, "web", None), "floor_pin_hash", None)
     if stored:
-        limiter = current_app.config.get("KIOSK_PIN_LIMITER")
         client = request.remote_addr or "?"
-        if limiter is not None and limiter.retry_after(client) > 0:
-            return redirect(url_for(".hand", hand_id=hand_id, message="too many wrong PINs: wait a minute"))
-        if not verify_pin(request.form.get("pin", ""), stored):
-            if limiter is not None:
-                limiter.failed(client)
+        checked = check_floor_pin(current_app.config.get("KIOSK_PIN_LIMITER"), client, request.form.get("pin"), stored)
+        if checked is not True and checked is not False:
+            return redirect(url_for(".hand", hand_id=hand_id,
+                                    message=f"too many wrong PINs: try again in {int(checked) + 1} s"))
+        if not checked:
+            from kiosk.web.routes import record_wrong_pin
+
+            record_wrong_pin(client, {"hand": hand.hand_id, "by": by})
             return redirect(url_for(".hand", hand_id=hand_id, message="wrong floor PIN: the hand stays under review"))
     store.unflag(hand.hand_id)
     return redirect(url_for(".hand", hand_id=hand_id, message="review closed"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import reprlib
 import threading
 import time
 
@@ -10,16 +11,14 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from kiosk.cards import CardError, parse_card
 from kiosk.errors import KioskError
-from kiosk.table.actions import DealerAction
+from kiosk.table.actions import ActionError, DealerAction, parse_action, seat_number
 from kiosk.web import sse
 from kiosk.web.camera import camera_jpeg
-from kiosk.web.security import verify_pin
+from kiosk.web.security import check_floor_pin
 
 log = logging.getLogger(__name__)
 blueprint = Blueprint("live", __name__)
 
-SEAT_ACTIONS = {"declare_natural", "undeclare_natural", "move_button", "set_dead", "set_stack"}
-TABLE_ACTIONS = {"set_stake", "new_hand"}
 CORRECTABLE_ROWS = ("front", "middle", "back", "pile")
 ACTION_WAIT_S = 3.0
 
@@ -73,8 +72,17 @@ def state():
 def healthz():
     live = _live()
     source = live.source or {}
-    ok = not live.closed and source.get("status") not in ("lost",)
-    return jsonify(ok=ok, phase=live.phase, source=source, version=live.version), (200 if ok else 503)
+    runner = current_app.config["KIOSK_RUNNER"]
+    reason = getattr(runner, "problem", None)
+    if reason is None and source.get("status") == "lost":
+        reason = f"camera lost: {source.get('detail') or 'no frames'}"
+    if reason is None and live.closed:
+        reason = "the display is shutting down"
+    ok = reason is None
+    body = dict(ok=ok, phase=live.phase, source=source, version=live.version)
+    if not ok:
+        body["reason"] = reason
+    return jsonify(body), (200 if ok else 503)
 
 
 @blueprint.get("/events")
@@ -118,26 +126,10 @@ def _json_body() -> dict:
 
 
 def _seat(body: dict) -> int:
-    seats = _seat_count()
     try:
-        seat = int(body.get("seat"))
-    except (TypeError, ValueError):
-        raise BadRequest(f"seat must be a number from 1 to {seats}, got {body.get('seat')!r}") from None
-    if not 1 <= seat <= seats:
-        raise BadRequest(f"there is no seat {seat} (seats are 1 to {seats})")
-    return seat
-
-
-def _amount(value, what: str, allow_none: bool = False):
-    if value in (None, "") and allow_none:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise BadRequest(f"{what} must be a number, got {value!r}") from None
-    if number < 0 or number != number or number == float("inf"):
-        raise BadRequest(f"{what} must be zero or more, got {value!r}")
-    return int(number) if number.is_integer() else number
+        return seat_number(body.get("seat"), _seat_count())
+    except ActionError as err:
+        raise BadRequest(str(err)) from None
 
 
 def _runner():
@@ -175,37 +167,12 @@ def _apply(action: DealerAction):
 
 @blueprint.post("/action")
 def action():
-    body = _json_body()
-    kind = body.get("kind")
-    if kind not in SEAT_ACTIONS | TABLE_ACTIONS:
-        raise BadRequest(f"unknown action {kind!r}")
-    live = _live()
-    fields: dict = {"kind": kind, "at": time.time(), "hand_id": live.hand_id}
-    if kind in SEAT_ACTIONS:
-        fields["seat"] = _seat(body)
-    if kind == "set_dead":
-        value = body.get("value")
-        if not isinstance(value, bool):
-            raise BadRequest("set_dead needs value true (dead) or false (playing)")
-        fields["value"] = value
-    elif kind == "set_stack":
-        fields["value"] = _amount(body.get("value"), f"the stack of seat {fields['seat']}", allow_none=True)
-    elif kind == "set_stake":
-        stake = _amount(body.get("value"), "the stake")
-        if stake == 0:
-            raise BadRequest("the stake must be more than zero")
-        fields["value"] = stake
-        pair = body.get("pair")
-        if pair is not None:
-            try:
-                a, b = (int(s) for s in pair)
-            except (TypeError, ValueError):
-                raise BadRequest(f"a pair stake names two seats, got {pair!r}") from None
-            seats = _seat_count()
-            if a == b or not (1 <= a <= seats and 1 <= b <= seats):
-                raise BadRequest(f"a pair stake names two different seats from 1 to {seats}, got {pair!r}")
-            fields["extra"] = {"pair": [a, b]}
-    return _apply(DealerAction(**fields))
+    """A dealer's action: checked whole as its typed value (400 naming the field) before anything changes."""
+    try:
+        typed = parse_action(_json_body(), _seat_count())
+    except ActionError as err:
+        raise BadRequest(str(err)) from None
+    return _apply(typed.record(at=time.time(), hand_id=_live().hand_id))
 
 
 def _current_card(live, seat: int, row: str, index: int) -> str | None:
@@ -234,25 +201,28 @@ def correct():
         raise BadRequest("no floor PIN is set on this kiosk: run `kiosk pin` first", 403)
     limiter = current_app.config["KIOSK_PIN_LIMITER"]
     client = request.remote_addr or "?"
-    wait = limiter.retry_after(client)
-    if wait > 0:
-        response = jsonify(error=f"too many wrong PINs: try again in {int(wait) + 1} s")
-        response.headers["Retry-After"] = str(int(wait) + 1)
+    checked = check_floor_pin(limiter, client, body.get("pin"), stored)
+    if checked is not True and checked is not False:
+        wait = int(checked) + 1
+        response = jsonify(error=f"too many wrong PINs: try again in {wait} s")
+        response.headers["Retry-After"] = str(wait)
         return response, 429
-    if not verify_pin(str(body.get("pin", "")), stored):
-        left = limiter.failed(client)
-        log.warning("wrong floor PIN from %s (%d attempts left this minute)", client, left)
+    if not checked:
+        left = limiter.attempts_left(client)
+        log.warning("wrong floor PIN from %s (%d attempts left before each one waits)", client, left)
+        record_wrong_pin(client, body)
         return jsonify(error="wrong PIN: nothing was changed", attempts_left=left), 403
 
     live = _live()
     seat = _seat(body)
     row = body.get("row")
     if row not in CORRECTABLE_ROWS:
-        raise BadRequest(f"row must be one of {', '.join(CORRECTABLE_ROWS)}, got {row!r}")
-    try:
-        index = int(body.get("index"))
-    except (TypeError, ValueError):
-        raise BadRequest(f"index must be the card's position in the row, got {body.get('index')!r}") from None
+        raise BadRequest(f"row must be one of {', '.join(CORRECTABLE_ROWS)}, got {reprlib.repr(row)}")
+    index = body.get("index")
+    if isinstance(index, str) and index.strip().isdigit() and len(index.strip()) < 3:
+        index = int(index)
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < 13:
+        raise BadRequest(f"index must be the card's position in the row (0-12), got {reprlib.repr(index)}")
     by = str(body.get("by") or "").strip()
     if not by or len(by) > 40:
         raise BadRequest("say who authorises the correction (floor staff id, up to 40 characters)")
@@ -272,6 +242,20 @@ def correct():
     action = DealerAction(kind="correct_card", seat=seat, row=row, index=index, before=before,
                           after=after, by=by, at=time.time(), hand_id=live.hand_id)
     return _apply(action)
+
+
+def record_wrong_pin(client: str, body: dict) -> None:
+    """A wrong PIN goes into the chained records (when recording), with what it tried to change."""
+    store = current_app.config.get("KIOSK_STORE")
+    if store is None:
+        return
+    tried = {k: str(body.get(k))[:40] for k in ("seat", "row", "index", "before", "after", "hand") if k in body}
+    action = DealerAction(kind="wrong_pin", by=str(body.get("by") or "")[:40] or None, at=time.time(),
+                          hand_id=_live().hand_id, extra={"client": client, "tried": tried})
+    try:
+        store.append_action(action, ok=False, message=f"wrong floor PIN from {client}")
+    except Exception as err:  # the refusal stands even if the record database is failing
+        log.error("could not record a wrong PIN: %s", err)
 
 
 @blueprint.get("/favicon.ico")

@@ -8,7 +8,7 @@ import os
 import socket
 import threading
 
-from werkzeug.serving import make_server
+from werkzeug.serving import WSGIRequestHandler, make_server
 
 from kiosk.errors import KioskError
 
@@ -19,13 +19,24 @@ def start_server(app, host: str, port: int):
     """Start a threaded werkzeug server in a daemon thread; returns (server, thread)."""
     _check_address(host, port)  # werkzeug would print its own advice and sys.exit()
     try:
-        server = make_server(host, port, app, threaded=True)
+        server = make_server(host, port, app, threaded=True, request_handler=_QuietHandler)
     except SystemExit:
         raise KioskError(f"cannot serve on {host}:{port} (see the message above)", exit_code=1) from None
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="web", daemon=True)
     thread.start()
     return server, thread
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """Says `Server: kiosk`, not the werkzeug and Python versions."""
+
+    @property
+    def server_version(self) -> str:  # type: ignore[override]
+        return "kiosk"
+
+    def version_string(self) -> str:
+        return "kiosk"
 
 
 def _check_address(host: str, port: int) -> None:
