@@ -11,11 +11,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from kiosk.commands import command_parser
 from kiosk.errors import KioskError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("audit", help="verify, prune or flag the hand records")
+    parser = command_parser(subparsers, "audit", "verify, prune or flag the hand records", __doc__)
     actions = parser.add_subparsers(dest="audit_action", metavar="ACTION", required=True)
 
     def common(sub):

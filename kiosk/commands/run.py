@@ -19,6 +19,7 @@ import threading
 import time
 from pathlib import Path
 
+from kiosk.commands import command_parser
 from kiosk.vision.models_dir import MODELS_DEFAULT, default_models_dir
 
 log = logging.getLogger("kiosk.run")
@@ -26,8 +27,8 @@ DEFAULT_CONFIG = Path("kiosk.yaml")
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "run", help="run the kiosk: read the table from the camera and serve the dealer display")
+    parser = command_parser(
+        subparsers, "run", "run the kiosk: read the table from the camera and serve the dealer display", __doc__)
     parser.add_argument("--config", metavar="FILE",
                         help="table config (default: $KIOSK_CONFIG, else ./kiosk.yaml if present, else built-in defaults)")
     parser.add_argument("--source", metavar="SPEC",
