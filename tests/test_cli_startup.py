@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -68,3 +69,15 @@ def test_a_bench_targets_arguments_load_when_it_is_named(capsys):
     with pytest.raises(SystemExit) as done:
         main(["bench", "nonsense"])
     assert done.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def test_kiosk_bench_cli_prints_the_start_up_figures(capsys):
+    """The figures of docs/benchmarks.md come from `kiosk bench cli` (here the quick ones, one run each)."""
+    assert main(["bench", "cli", "--only", "help,score", "--repeats", "1", "--cores", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("machine: ") and " cores (" in lines[0]
+    assert re.fullmatch(r"kiosk --help: \d+\.\d\d s wall \(median of 1; target < 0\.5 s\)", lines[1]), lines
+    assert re.fullmatch(r"kiosk score, one 4-seat showdown: \d+\.\d\d s wall \(median of 1; target < 0\.5 s\)",
+                        lines[2]), lines
+    assert main(["bench", "cli", "--only", "nonsense"]) == 2
+    assert "--only: no figure 'nonsense'" in capsys.readouterr().err

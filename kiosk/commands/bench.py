@@ -13,6 +13,7 @@ TARGETS = {
     "rules": ("kiosk.rules.bench", "showdowns scored per second, worst-case natural check"),
     "detector": ("kiosk.vision.bench", "frame read time per export format"),
     "pipeline": ("kiosk.table.bench", "frame-to-verdict latency, time to verdict, memory soak"),
+    "cli": ("kiosk.cli_bench", "how long kiosk --help, score, detect and analyze take, wall clock"),
 }
 
 
