@@ -2,6 +2,11 @@
 
 A command module defines `register(subparsers)`, which adds its parser and sets
 `func=run` where `run(args) -> int` returns the exit code.
+
+Imports are lazy so a command starts at once: `kiosk NAME ...` imports only the module of
+NAME (and that module imports what its `run` needs inside `run`); only the overview
+(`kiosk`, `kiosk --help`, a mistyped name) imports every command module, so module level and
+`register` of every command stay light (no numpy, OpenCV, torch, Flask, pydantic: a test checks).
 """
 
 from __future__ import annotations
@@ -30,20 +35,27 @@ COMMANDS = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def chosen_command(argv: list[str]) -> str | None:
+    """The command named first on the command line, if it is one (`kiosk -h score` is the overview)."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with the command named in `argv` only, or with every command (the overview)."""
     parser = argparse.ArgumentParser(
         prog="kiosk", description="Dealer-assist kiosk for Chinese Poker tables."
     )
     parser.add_argument("--version", action="version", version=f"kiosk {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    chosen = chosen_command(sys.argv[1:] if argv is None else argv)
+    for name in (chosen,) if chosen else COMMANDS:
         module = importlib.import_module(f"kiosk.commands.{name}")
         module.register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

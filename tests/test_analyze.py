@@ -123,3 +123,43 @@ def full_image_small():
     import numpy as np
 
     return np.zeros((10, 10, 3), np.uint8)
+
+
+def test_a_still_table_under_its_verdict_is_not_read_again_and_the_verdicts_stay_the_same(tmp_path, full):
+    """Two hands, each held still long after its verdict: `kiosk analyze` skips those frames (no reader call),
+    and every verdict, frame and reason is what reading every frame gives."""
+    from kiosk.commands.analyze import SavedReader, hand_json
+    from kiosk.table.config import load_config
+    from kiosk.table.runner import TableRunner
+    from kiosk.table.sources import open_source
+
+    from test_stabilizer import empty_felt
+
+    other = {n: {r: " ".join(cards) for r, cards in rows.items()} for n, rows in set_hands(shuffled_deck(5)).items()}
+    second = table(*(seat(n, other) for n in (1, 2, 3, 4)), seed=9)
+    plan = [empty_felt()] * 3 + [full] * 12 + [empty_felt()] * 6 + [second] * 12 + [empty_felt()] * 4
+    video = tmp_path / "two_hands.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 5, (1920, 1080))
+    for r in plan:
+        writer.write(r.image)
+    writer.release()
+    entries = saved([r.scene for r in plan], Noise(drop=0.1))
+
+    class Counting(SavedReader):
+        calls = 0
+
+        def read(self, image, *args, **kw):
+            Counting.calls += 1
+            return super().read(image, *args, **kw)
+
+    got = {}
+    for sample in (False, True):
+        Counting.calls = 0
+        source = open_source(video, realtime=False, loop=False)
+        runner = TableRunner(load_config(None), source, Counting(entries, "dets"), sample_still=sample)
+        hands = [hand_json(v) for v in runner.run_to_end()]
+        got[sample] = ([{k: v for k, v in h.items() if k != "hand_id"} for h in hands], Counting.calls)
+    (every, read_every), (sampled, read_sampled) = got[False], got[True]
+    assert [h["showdown"] for h in every] == [expected_showdown(), expected_showdown(other)]
+    assert sampled == every
+    assert read_every == len(plan) and read_sampled <= len(plan) - 8, (read_every, read_sampled)

@@ -69,15 +69,15 @@ def test_the_check_and_the_veto_are_opened_by_the_first_single_picture_never_by_
     assert fresh._context is not None and fresh._veto is not None
 
 
-def test_a_reader_without_a_context_check_still_loads_and_is_another_version(tmp_path):
+def test_a_reader_without_a_context_check_still_loads_and_is_another_version(tmp_path, reader):
     from kiosk.vision.reader import load_reader
 
     plain = load_reader(shipped_reader_with(tmp_path, lambda meta: meta.pop("context")))
     assert plain.context is None
-    assert plain.model_version != load_reader(MODELS).model_version
+    assert plain.model_version != reader.model_version  # the shipped reader, loaded once for the module
 
 
-def test_the_checks_trust_weighing_in_on_one_deck_is_part_of_the_version_only_where_a_deck_is_settled(tmp_path):
+def test_the_checks_trust_weighing_in_on_one_deck_is_part_of_the_version_only_where_a_deck_is_settled(tmp_path, reader):
     """`context.trust`: where two readings claim one card, each claim counts as much as the check trusts the
     reading (kiosk.vision.one_deck). It changes single pictures of one deck, so their version; with
     --many-decks nothing is settled, and the name stays."""
@@ -85,7 +85,7 @@ def test_the_checks_trust_weighing_in_on_one_deck_is_part_of_the_version_only_wh
 
     assert json.loads((MODELS / "reader.json").read_text())["context"].get("trust") is True
     shipped_reader_with(tmp_path, lambda meta: meta["context"].pop("trust"))
-    untrusting, shipped = load_reader(tmp_path), load_reader(MODELS)
+    untrusting, shipped = load_reader(tmp_path), reader
     assert shipped.context_trust and not untrusting.context_trust
     assert untrusting.model_version != shipped.model_version
     assert load_reader(tmp_path, many_decks=True).model_version == load_reader(MODELS, many_decks=True).model_version

@@ -55,6 +55,7 @@ def test_demo_recording_hand_by_hand_with_exact_labels(demo_truth):
         if scenes.readable(k):
             assert v.confident, (k, v.needs_check, v.integrity)
             assert seats_only(v.showdown) == hand["showdown"]["seats"], hand["note"]
+            assert v.result["button"] == hand["showdown"]["button"]  # the truth's payments are the kiosk's
             first = next(e.data["verdict"] for e in events if e.kind == "verdict" and e.data["verdict"].hand_id == v.hand_id)
             assert (first.frame_index - opened[k]) / fps <= 1.0  # the verdict within a second of the last opening
         else:  # cards the recording itself hides can never be read: never a confident verdict

@@ -275,9 +275,29 @@ def test_kiosk_run_keeps_the_frames_beside_a_database_given_on_the_command_line(
 
     for cfg, media in [(load_config(None), tmp_path / "media"),
                        (KioskConfig.model_validate({"records": {"media_dir": str(tmp_path / "set")}}), tmp_path / "set")]:
-        store, rec = _recorder(Namespace(no_record=False, db=str(tmp_path / "table7.sqlite")), cfg, Hub())
+        store, rec, temporary = _recorder(Namespace(no_record=False, db=str(tmp_path / "table7.sqlite"), source=None),
+                                          cfg, Hub())
         try:
-            assert Path(rec.media_dir) == media
+            assert Path(rec.media_dir) == media and temporary is None
         finally:
             rec.close()
             store.close()
+
+
+def test_the_demo_records_into_a_temporary_demo_store(tmp_path, monkeypatch):
+    """`kiosk run` on the demo with no database named: a demo store in a temporary folder, never ./var."""
+    import shutil
+    from argparse import Namespace
+
+    from kiosk.commands.run import _recorder
+
+    monkeypatch.chdir(tmp_path)
+    store, rec, temporary = _recorder(Namespace(no_record=False, db=None, source=None), load_config(None), Hub())
+    try:
+        assert temporary is not None and temporary.name.startswith("kiosk-demo-records-")
+        assert Path(store.path).parent == temporary and Path(rec.media_dir) == temporary / "media"
+        assert not (tmp_path / "var").exists()
+    finally:
+        rec.close()
+        store.close()
+        shutil.rmtree(temporary)

@@ -156,11 +156,12 @@ def test_media_is_served_only_through_its_record(store):
     assert client.get(f"/review/hands/T1-0001/media/{first.seq}/..%2F..%2Fkiosk.sqlite").status_code == 404
 
 
-def test_report_png_is_one_a4_page_with_the_key_frame(store):
+def test_report_png_is_a4_pages_with_the_key_frame(store):
     r = client_for(store).get("/review/hands/T1-0002/report.png")
     assert r.status_code == 200 and r.mimetype == "image/png"
-    page = cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_COLOR)
-    assert page.shape == (1754, 1240, 3)
+    pages = cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_COLOR)
+    assert pages.shape[1] == 1240 and (pages.shape[0] + 24) % (1754 + 24) == 0  # A4 pages, a 24 px gutter between
+    page = pages[:1754]
     # The key frame (green felt of the test frames) is on the page.
     felt = np.all(np.abs(page.astype(int) - (30, 90, 30)) < 12, axis=2)
     assert felt.sum() > 50_000
@@ -168,13 +169,15 @@ def test_report_png_is_one_a4_page_with_the_key_frame(store):
     assert (page[900:1700] < 128).any()
 
 
-def test_report_pdf_is_a_valid_one_page_pdf(store):
-    r = client_for(store).get("/review/hands/T1-0002/report.pdf")
+def test_report_pdf_is_a_valid_a4_pdf_with_a_page_per_report_page(store):
+    client = client_for(store)
+    r = client.get("/review/hands/T1-0002/report.pdf")
     assert r.status_code == 200 and r.mimetype == "application/pdf"
     assert r.data.startswith(b"%PDF-1.4") and r.data.rstrip().endswith(b"%%EOF")
     pdfium = pytest.importorskip("pypdfium2")
     pdf = pdfium.PdfDocument(r.data)
-    assert len(pdf) == 1
+    png = cv2.imdecode(np.frombuffer(client.get("/review/hands/T1-0002/report.png").data, np.uint8), cv2.IMREAD_COLOR)
+    assert len(pdf) == (png.shape[0] + 24) // (1754 + 24)
     width, height = pdf[0].get_size()
     assert (round(width), round(height)) == (595, 842)
     image = pdf[0].render(scale=1).to_numpy()

@@ -60,7 +60,7 @@ def test_an_array_from_stdin_keeps_its_order_and_an_unscorable_slot_exits_1():
     results = json.loads(proc.stdout)
     assert len(results) == 3
     assert results[0] == results[2] and "transfers" in results[0]
-    assert results[1] == {"error": "seat 2 middle: 'Qx' is not a card (write rank then suit, e.g. As, Td, 10d, or Jk)"}
+    assert results[1] == {"error": "seat 2 middle: 'Qx' is not a card (write rank then suit, e.g. As, Td, 10d)"}
     assert "showdown 2: seat 2 middle: 'Qx' is not a card" in proc.stderr
     assert "Traceback" not in proc.stderr
 

@@ -362,7 +362,8 @@ def test_per_pair_stakes_from_seed_002():
     [
         ({"seats": [WE_1, seat(2, "As 7s Xx", "Qs Qh 8c 2d 3c", "4s 4d 4h 8s 8d")]}, "seat 2 front: 'Xx' is not a card"),
         ({"seats": [WE_1, seat(2, "As 7s 7d", "Qs Qh 8c 2d 3c", "4s 4d 4h 8s 8d")]}, "duplicate card 7d: seat 1 middle and seat 2 front"),
-        ({"seats": [WE_1, seat(2, "As 7s Jk", "Qs Qh 8c 2d 3c", "4s 4d 4h 8s 8d")]}, "seat 2 front: 'Jk' (the joker) is not in a Chinese Poker deck"),
+        ({"seats": [WE_1, seat(2, "As 7s Jk", "Qs Qh 8c 2d 3c", "4s 4d 4h 8s 8d")]}, "seat 2 front: 'Jk' (the joker) is not in a Chinese Poker deck: it is played with the 52 cards, "
+         "no joker (the joker is for Pai Gow Poker)"),
         ({"seats": [WE_1, seat(2, "As 7s 6h", "Qs Qh 8c 2d 3c", "4s 4d 4h 8s 8d") | {"middle": "Qs"}]}, "seat 2 middle: cards must be a list"),
         ({"seats": [WE_1, seat(2, "As 7s 6h", "Qs Qh 8c 2d", "4s 4d 4h 8s 8d") | {"middle": ["Qs", 5]}]}, "seat 2 middle: 5 is not a card"),
         ({"seats": [WE_1, WE_2], "profile": "texas"}, "unknown profile 'texas'"),
@@ -384,3 +385,12 @@ def test_unscorable_showdowns_get_an_error_naming_the_seat_and_card(showdown, me
     result = score_json(showdown)
     assert set(result) == {"error"}
     assert message in result["error"]
+
+
+def test_a_seat_that_gives_no_cards_is_an_error_but_empty_rows_are_a_foul():
+    """§3 / §7 as docs/rules-engine.md says: no rows and no pile cannot be scored; rows of 0 cards foul."""
+    assert score_json({"seats": [WE_1, {"seat": 2}]})["error"].startswith("seat 2: no cards")
+    empty = score_json({"seats": [WE_1, {"seat": 2, "front": [], "middle": [], "back": []}]})
+    assert [(s["seat"], s["status"], s["foul"]) for s in empty["seats"]] == [(1, "set", None), (2, "fouled", "count")]
+    declared = score_json({"seats": [WE_1, {"seat": 2, "declared_natural": True, "front": [], "middle": [], "back": []}]})
+    assert declared["seats"][1]["foul"] == "false_natural" and "a natural needs 13" in declared["seats"][1]["foul_reason"]

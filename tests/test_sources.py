@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -113,6 +114,34 @@ def test_lost_camera_is_reported_and_retried_never_a_crash():
     reader.join(3)
     assert not reader.is_alive() and got == []
     assert events[0] == "lost" and events.count("reconnecting") >= 2
+
+
+LOST_CAMERA_SCRIPT = """
+import logging, socket, threading, time
+from kiosk.table.sources import LiveSource
+logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]  # nothing listens there once closed
+for target in (97, f"rtsp://127.0.0.1:{port}/table"):
+    src = LiveSource(target, retry=(0.05, 0.1))
+    threading.Thread(target=lambda: list(src), daemon=True).start()
+    time.sleep(0.8)
+    src.close()
+"""
+
+
+def test_a_lost_camera_says_one_line_per_change_not_opencvs_warnings_on_every_retry():
+    """The terminal of `kiosk run` with the camera gone: `lost`, then `reconnecting`, nothing else."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", LOST_CAMERA_SCRIPT], capture_output=True, text=True, timeout=60,
+                         env={k: v for k, v in __import__("os").environ.items() if not k.startswith("OPENCV_")})
+    lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
+    assert run.returncode == 0, run.stderr
+    said = [re.match(r"(WARNING kiosk\.table\.sources: source .+?): (lost|reconnecting) ", line) for line in lines]
+    assert all(said), lines  # nothing but the kiosk's own lines
+    assert [m.group(2) for m in said] == ["lost", "reconnecting"] * 2, lines
 
 
 def test_stream_that_stops_is_reconnected(tmp_path):

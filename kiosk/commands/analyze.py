@@ -44,6 +44,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from kiosk.table.config import load_config
+    from kiosk.table.hub import Hub
     from kiosk.table.runner import TableRunner
     from kiosk.table.sources import open_source
 
@@ -55,11 +56,15 @@ def run(args) -> int:
         raise KioskError(f"no such file or folder: {path}")
     source = open_source(path, realtime=False, loop=False, interval=args.interval)
     reader = saved_reader(args.detections) if args.detections else _load_reader(args.models, args.backend)
-    runner = TableRunner(cfg, source, reader)
+    hub = Hub()
+    progress = Progress(source, hub)
+    # frames of a still table under a confident verdict add nothing: not read (the verdicts are the same)
+    runner = TableRunner(cfg, progress, reader, hub, sample_still=True)
     try:
         verdicts = runner.run_to_end()
     finally:
         source.close()
+        progress.close()
     skipped = getattr(source, "skipped", [])
     for name in skipped:
         print(f"kiosk analyze: cannot read image {name}; skipped", file=sys.stderr)
@@ -77,6 +82,31 @@ def run(args) -> int:
     if not hands:
         return 1
     return 0 if all(h["confident"] for h in hands) and not skipped and not gave_up else 1
+
+
+class Progress:
+    """The source's frames as they go by, with a progress bar on a terminal: frames, hands found, ETA."""
+
+    live = False
+
+    def __init__(self, source, hub):
+        from kiosk.progress import ProgressBar
+
+        total = getattr(source, "frame_count", 0) or len(getattr(source, "files", ()) or ())
+        self.source, self.bar, self.done, self.hands = source, ProgressBar(total, "frames"), 0, set()
+        hub.subscribe(lambda e: self.hands.add(e.data["verdict"].hand_id) if e.kind == "verdict" else None)
+
+    def __iter__(self):
+        for frame in self.source:
+            yield frame
+            self.done += 1
+            self.bar.update(self.done, self._found())
+
+    def _found(self) -> str:
+        return f"{len(self.hands)} hand{'' if len(self.hands) == 1 else 's'} found"
+
+    def close(self) -> None:
+        self.bar.close(self.done, self._found())
 
 
 def _load_reader(models: str, backend: str):

@@ -11,15 +11,17 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from kiosk.commands import command_parser
 from kiosk.errors import KioskError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("audit", help="verify, prune or flag the hand records")
+    parser = command_parser(subparsers, "audit", "verify, prune or flag the hand records", __doc__)
     actions = parser.add_subparsers(dest="audit_action", metavar="ACTION", required=True)
 
     def common(sub):
-        sub.add_argument("--db", help="record database (default: records.db of the config, var/kiosk.sqlite)")
+        sub.add_argument("--db", help="record database (default: the config's records.db, "
+                            "else kiosk.sqlite in the state directory, docs/records.md)")
         sub.add_argument("--config", help="kiosk config file (for its records section)")
         sub.set_defaults(func=run)
 
@@ -46,10 +48,10 @@ def open_store(args, must_exist: bool = True):
     from kiosk.table.config import load_config
 
     cfg = load_config(getattr(args, "config", None))
-    db = Path(args.db) if getattr(args, "db", None) else Path(cfg.records.db)
+    db = Path(args.db) if getattr(args, "db", None) else cfg.records.db_path()
     if must_exist and not db.exists():
         raise KioskError(f"no record database at {db}", exit_code=2)
-    media_dir = None if getattr(args, "db", None) else cfg.records.media_dir
+    media_dir = None if getattr(args, "db", None) else cfg.records.media_path(db)
     return HandStore(db, media_dir, create=not must_exist), cfg
 
 

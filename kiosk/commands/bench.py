@@ -7,24 +7,33 @@ from __future__ import annotations
 
 import importlib
 
+from kiosk.commands import LazyParser, command_parser
+
 TARGETS = {
     "rules": ("kiosk.rules.bench", "showdowns scored per second, worst-case natural check"),
     "detector": ("kiosk.vision.bench", "frame read time per export format"),
     "pipeline": ("kiosk.table.bench", "frame-to-verdict latency, time to verdict, memory soak"),
     "fuzz": ("kiosk.rules.fuzz", "generated hostile showdown input: no traceback (--count 1000000)"),
+    "cli": ("kiosk.cli_bench", "how long kiosk --help, score, detect and analyze take, wall clock"),
 }
 
 
-def register(subparsers) -> None:
-    parser = subparsers.add_parser("bench", help="run a benchmark and print its figures")
-    targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
-    for name, (module_name, help_text) in TARGETS.items():
-        sub = targets.add_parser(name, help=help_text)
-        sub.set_defaults(func=run, bench_module=module_name)
+def _arguments_of(module_name: str):
+    def setup(parser) -> None:
         try:
-            importlib.import_module(module_name).add_arguments(sub)
+            importlib.import_module(module_name).add_arguments(parser)
         except ModuleNotFoundError:
             pass  # that benchmark is not built yet; `run` says so
+    return setup
+
+
+def register(subparsers) -> None:
+    parser = command_parser(subparsers, "bench", "run a benchmark and print its figures (docs/benchmarks.md)", __doc__)
+    # a target's module (numpy, the reader, ...) is imported only when that target is run or its --help shown
+    targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True, parser_class=LazyParser)
+    for name, (module_name, help_text) in TARGETS.items():
+        sub = targets.add_parser(name, help=help_text, description=help_text, setup=_arguments_of(module_name))
+        sub.set_defaults(func=run, bench_module=module_name)
 
 
 def run(args) -> int:

@@ -28,7 +28,7 @@ def register(subparsers) -> None:
     p.add_argument("--backend", default="auto", help="auto (the default in reader.json), openvino-int8, openvino, onnx or pytorch")
     p.add_argument("--many-decks", action="store_true",
                    help="the pictures may show a card more than once (by default a picture holds one deck)")
-    p.add_argument("--out", type=Path, default=Path("runs/detect"), help="where annotated images go (without --json)")
+    p.add_argument("--out", type=Path, default=Path("runs/detect"), help="where annotated images go (without --json; default: %(default)s)")
     p.add_argument("--no-images", action="store_true", help="do not write annotated images")
     p.set_defaults(func=run)
 

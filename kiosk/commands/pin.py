@@ -15,13 +15,14 @@ from pathlib import Path
 
 import yaml
 
+from kiosk.commands import command_parser
 from kiosk.errors import KioskError
 from kiosk.web.security import check_pin_text, hash_pin
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "pin", help="set the floor PIN for card corrections (stored hashed in the config)")
+    parser = command_parser(
+        subparsers, "pin", "set the floor PIN for card corrections (stored hashed in the config)", __doc__)
     parser.add_argument("--config", metavar="FILE",
                         help="config file to write (default: $KIOSK_CONFIG, else ./kiosk.yaml; created if missing)")
     parser.add_argument("--stdin", action="store_true",

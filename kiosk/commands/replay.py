@@ -24,7 +24,8 @@ def register(subparsers) -> None:
         subparsers, "replay", "re-run recorded hands through the pipeline and compare with the record", __doc__)
     parser.add_argument("targets", nargs="+", metavar="HAND_ID|all|VIDEO",
                         help="recorded hand id(s), 'all', or a video file / folder of frames")
-    parser.add_argument("--db", help="record database (default: records.db of the config, var/kiosk.sqlite)")
+    parser.add_argument("--db", help="record database (default: the config's records.db, "
+                            "else kiosk.sqlite in the state directory, docs/records.md)")
     parser.add_argument("--config", metavar="FILE", help="replay under this config instead of the recorded one")
     parser.add_argument("--profile", metavar="NAME", help="replay under this scoring profile (a changed-rule replay)")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -44,7 +45,7 @@ def run(args) -> int:
 
         get_profile(args.profile)  # an unknown profile is a clear error before any work
     base = cfg or load_config(None)
-    db = Path(args.db) if args.db else Path(base.records.db)
+    db = Path(args.db) if args.db else base.records.db_path()
     videos = [t for t in args.targets if Path(t).exists() and t != "all"]
     hand_ids = [t for t in args.targets if t not in videos]
     if not db.exists() and hand_ids:

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 
 from kiosk.errors import KioskError
+from kiosk.commands import command_parser
 from kiosk.vision.models_dir import MODELS_DEFAULT, default_models_dir
 
 log = logging.getLogger("kiosk.run")
@@ -25,8 +28,8 @@ DEFAULT_CONFIG = Path("kiosk.yaml")
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "run", help="run the kiosk: read the table from the camera and serve the dealer display")
+    parser = command_parser(
+        subparsers, "run", "run the kiosk: read the table from the camera and serve the dealer display", __doc__)
     parser.add_argument("--config", metavar="FILE",
                         help="table config (default: $KIOSK_CONFIG, else ./kiosk.yaml if present, else built-in defaults)")
     parser.add_argument("--source", metavar="SPEC",
@@ -35,8 +38,9 @@ def register(subparsers) -> None:
     parser.add_argument("--host", help="address to serve the display on (default: config web.host, 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (default: config web.port, 5000)")
     parser.add_argument("--no-record", action="store_true", help="do not record hands")
-    parser.add_argument("--db", metavar="PATH", help="record database (default: config records.db); its frames go in "
-                        "media/ beside it unless the config sets records.media_dir")
+    parser.add_argument("--db", metavar="PATH", help="record database (default: config records.db, else kiosk.sqlite "
+                        "in the state directory; the demo: a temporary demo store); its frames go in media/ beside "
+                        "it unless the config sets records.media_dir")
     parser.add_argument("--models", metavar="DIR", help=f"card reader weights (default: {MODELS_DEFAULT})")
     parser.add_argument("--verbose", action="store_true", help="log every web request")
     parser.set_defaults(func=run)
@@ -62,27 +66,47 @@ def _source_spec(args, cfg):
     return spec
 
 
+def _is_demo(spec) -> bool:
+    from kiosk.table.config import DEMO_RECORDING
+
+    return spec is None or (isinstance(spec, str) and Path(spec).resolve() == DEMO_RECORDING.resolve())
+
+
 def _open_source(spec, hub, camera=None):
     """Files play in real time like a camera; the built-in demo recording loops for ever."""
-    from kiosk.table.config import DEMO_RECORDING
     from kiosk.table.sources import open_source
 
-    is_demo = isinstance(spec, str) and Path(spec).resolve() == DEMO_RECORDING.resolve()
-    return open_source(None if is_demo else spec, realtime=True, loop=is_demo, hub=hub, camera=camera)
+    demo = _is_demo(spec)
+    return open_source(None if demo else spec, realtime=True, loop=demo, hub=hub, camera=camera)
+
+
+def records_location(db: str | None, records, demo: bool) -> tuple[Path | None, Path | None]:
+    """(database, media folder) to record into; (None, None): a demo store in a temporary folder.
+
+    The table's records go where the config says, else in the state directory (`state_dir()`).
+    The demo never writes there: unless a database is named (--db or records.db), it records into
+    a temporary demo store that is deleted when the kiosk stops.
+    """
+    if demo and not db and not records.db:
+        return None, None
+    path = Path(db) if db else records.db_path()
+    return path, records.media_path(path if db else None)
 
 
 def _recorder(args, cfg, hub):
     if args.no_record or not cfg.records.enabled:
-        return None, None
+        return None, None, None
     # The recorder is part of the kiosk: if it cannot be imported that is a bug, not a reason to run unrecorded.
     from kiosk.records.recorder import Recorder
     from kiosk.records.store import HandStore
 
-    media = cfg.records.media_dir
-    if args.db and "media_dir" not in cfg.records.model_fields_set:
-        media = Path(args.db).parent / "media"  # another database: its frames beside it, not in the default folder
-    store = HandStore(args.db or cfg.records.db, media_dir=media)
-    return store, Recorder(store, hub, cfg, media)
+    db, media = records_location(args.db, cfg.records, _is_demo(_source_spec(args, cfg)))
+    temporary = None
+    if db is None:
+        temporary = Path(tempfile.mkdtemp(prefix="kiosk-demo-records-"))
+        db, media = temporary / "demo.sqlite", temporary / "media"
+    store = HandStore(db, media_dir=media)
+    return store, Recorder(store, hub, cfg, media), temporary
 
 
 def _check_exposure(host: str, pin_hash: str | None) -> None:
@@ -115,15 +139,17 @@ def run(args) -> int:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     hub = Hub()
-    source = store = recorder = runner = server = app = None
+    source = store = recorder = runner = server = app = demo_store = None
     code = 0
     try:
         source = _open_source(spec, hub, cfg.camera)
-        store, recorder = _recorder(args, cfg, hub)
+        store, recorder, demo_store = _recorder(args, cfg, hub)
         app = create_app(hub, None, cfg, store)
         server, _ = start_server(app, host, port)
+        records = "off" if store is None else (
+            f"demo store {store.path}, deleted at exit (--db FILE keeps them)" if demo_store else store.path)
         print(f"kiosk run: dealer display on http://{host}:{port}/  (config: {path or 'built-in defaults'}; "
-              f"source: {spec}; records: {store.path if store else 'off'})", flush=True)
+              f"source: {spec}; records: {records})", flush=True)
 
         from kiosk.table.runner import TableRunner
         from kiosk.vision.reader import load_reader
@@ -142,6 +168,8 @@ def run(args) -> int:
         if runner is None and source is not None:
             source.close()
         _shutdown(runner, recorder, store, app, server)
+        if demo_store is not None:
+            shutil.rmtree(demo_store, ignore_errors=True)
     return code
 
 

@@ -1,8 +1,11 @@
-"""The one-page dispute report of a recorded hand: PNG (OpenCV drawing) or PDF (that page, embedded).
+"""The dispute report of a recorded hand: A4 pages drawn with OpenCV, as PNG or as PDF.
 
-The page holds what a floor supervisor files: the hand, the key frame with each card's
-box, the cards as read, each seat's verdict with the rule behind it, the pairs, the
-payments in order, the dealer's corrections and the record's hash.
+The pages hold what a floor supervisor files: the hand, the key frame with each card's
+box, every card of every seat as read (a natural's 13-card pile too), each seat's verdict
+with the rule behind it, the pairs, the payments in order, the dealer's corrections and the
+record's hash. A report that does not fit one page goes on over more pages (never cut).
+The PDF has a page per page, each the drawn image with its words as an invisible text layer
+at the same place (searchable and copyable); the PNG is the pages one under the other.
 
 `rule_lines(result)` is shared with the review page: every ruling as (rule, title, text).
 
@@ -111,30 +114,84 @@ BOX_OK = (60, 255, 60)
 BOX_CHECK = (0, 170, 255)
 
 
-class _Page:
-    def __init__(self):
+@dataclass(frozen=True, slots=True)
+class PlacedText:
+    """One line as drawn on a page image: the PDF puts the same words at the same place as a text layer."""
+
+    text: str
+    x: int  # left, pixels
+    y: int  # baseline, pixels
+    width: int  # pixels
+    height: int  # pixels above the baseline
+
+
+@dataclass(frozen=True, slots=True)
+class ReportPage:
+    image: np.ndarray  # BGR, PAGE sized
+    texts: tuple[PlacedText, ...]
+
+
+class _Doc:
+    """Pages written top to bottom: a line that does not fit starts the next page (nothing is dropped)."""
+
+    BOTTOM = PAGE[1] - MARGIN - 40  # the footer lies below
+
+    def __init__(self, title: str):
+        self.title = title
+        self.pages: list[tuple[np.ndarray, list[PlacedText]]] = []
+        self._new_page()
+
+    def _new_page(self) -> None:
         self.img = np.full((PAGE[1], PAGE[0], 3), 255, np.uint8)
+        self.texts: list[PlacedText] = []
+        self.pages.append((self.img, self.texts))
         self.y = MARGIN
-        self.full = False
+        if len(self.pages) > 1:
+            self.text(f"{self.title} (continued)", 0.55, MUTED, gap=10)
+
+    def put(self, line: str, x: int, y: int, scale: float, color, thickness: int = 1) -> None:
+        line = ascii_text(line)
+        (w, h), _ = cv2.getTextSize(line or " ", FONT, scale, thickness)
+        cv2.putText(self.img, line, (x, y), FONT, scale, color, thickness, cv2.LINE_AA)
+        if line.strip():
+            self.texts.append(PlacedText(line, x, y, w, h))
 
     def text(self, text, scale=0.55, color=INK, bold=False, indent=0, gap=8) -> None:
         width = PAGE[0] - 2 * MARGIN - indent
         thickness = 2 if bold else 1
         for line in _wrap(ascii_text(text), scale, thickness, width):
             (_, h), base = cv2.getTextSize(line or " ", FONT, scale, thickness)
-            if self.y + h + base > PAGE[1] - MARGIN - 30:
-                self.full = True
-                return
+            if self.y + h + base > self.BOTTOM:
+                self._new_page()
             self.y += h
-            cv2.putText(self.img, line, (MARGIN + indent, self.y), FONT, scale, color, thickness, cv2.LINE_AA)
+            self.put(line, MARGIN + indent, self.y, scale, color, thickness)
             self.y += base + gap // 2
         self.y += gap // 2
 
     def heading(self, text) -> None:
+        if self.y + 90 > self.BOTTOM:  # a heading never ends a page
+            self._new_page()
         self.y += 8
         self.text(text, 0.75, INK, bold=True, gap=6)
         cv2.line(self.img, (MARGIN, self.y - 4), (PAGE[0] - MARGIN, self.y - 4), (180, 180, 180), 1)
         self.y += 6
+
+    def picture(self, image: np.ndarray) -> None:
+        h, w = image.shape[:2]
+        if self.y + h + 12 > self.BOTTOM:
+            self._new_page()
+        self.y += 6
+        self.img[self.y: self.y + h, MARGIN: MARGIN + w] = image
+        cv2.rectangle(self.img, (MARGIN, self.y), (MARGIN + w - 1, self.y + h - 1), (150, 150, 150), 1)
+        self.y += h + 6
+
+    def finish(self, footer: str) -> list[ReportPage]:
+        out = []
+        for i, (img, texts) in enumerate(self.pages, start=1):
+            self.img, self.texts = img, texts
+            self.put(f"page {i} of {len(self.pages)}   {footer}", MARGIN, PAGE[1] - MARGIN, 0.42, MUTED)
+            out.append(ReportPage(img, tuple(texts)))
+        return out
 
 
 def _wrap(text: str, scale: float, thickness: int, width: int) -> list[str]:
@@ -171,77 +228,107 @@ def _fmt_time(t) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) if t else "-"
 
 
-def render_report(hand, revision: int | None = None, key_frame_jpeg: bytes | None = None) -> np.ndarray:
-    """The report page of one hand (a `HandRecord`) as a BGR image."""
+def render_report(hand, revision: int | None = None, key_frame_jpeg: bytes | None = None) -> list[ReportPage]:
+    """The report of one hand (a `HandRecord`): A4 pages, as many as it takes, each with its text placed."""
     rev = hand.revisions[-1] if revision is None else next(r for r in hand.revisions if r.revision == revision)
     v = rev.verdict
     result = v.result if isinstance(v.result, dict) else {}
-    page = _Page()
-    page.text(f"Hand {hand.hand_id} - dispute report", 1.0, bold=True, gap=10)
-    page.text(
+    doc = _Doc(f"Hand {hand.hand_id} - dispute report")
+    doc.text(doc.title, 1.0, bold=True, gap=10)
+    doc.text(
         f"Table {v.table}   started {_fmt_time(rev.started_at)}   decided {_fmt_time(hand.first.verdict.decided_at)}   "
         f"verdict revision {rev.revision} of {len(hand.revisions) - 1}   status {rev.status.replace('_', ' ')}",
         0.5, MUTED)
-    page.text(f"Config {v.config_digest or '-'}   model {v.model_version or '-'}   profile {result.get('profile', '-')}   "
-              f"stake {result.get('stake', '-')}   button seat {result.get('button', '-')}", 0.5, MUTED)
+    doc.text(f"Config {v.config_digest or '-'}   model {v.model_version or '-'}   profile {result.get('profile', '-')}   "
+             f"stake {result.get('stake', '-')}   button seat {result.get('button', '-')}", 0.5, MUTED)
     if hand.flag:
-        page.text(f"UNDER REVIEW since {_fmt_time(hand.flag.flagged_at)} by {hand.flag.by}: {hand.flag.note}", 0.55, FOUL,
-                  bold=True)
-
+        doc.text(f"UNDER REVIEW since {_fmt_time(hand.flag.flagged_at)} by {hand.flag.by}: {hand.flag.note}", 0.55, FOUL,
+                 bold=True)
     if key_frame_jpeg:
         frame = draw_overlays(decode_jpeg(key_frame_jpeg), v.evidence, v.needs_check)
         max_w, max_h = PAGE[0] - 2 * MARGIN, 520
-        s = min(max_w / frame.shape[1], max_h / frame.shape[0])
-        frame = cv2.resize(frame, (max(1, int(frame.shape[1] * s)), max(1, int(frame.shape[0] * s))),
-                           interpolation=cv2.INTER_AREA)
-        page.y += 6
-        h, w = frame.shape[:2]
-        page.img[page.y: page.y + h, MARGIN: MARGIN + w] = frame
-        cv2.rectangle(page.img, (MARGIN, page.y), (MARGIN + w - 1, page.y + h - 1), (150, 150, 150), 1)
-        page.y += h + 6
-        page.text(f"Key frame {v.frame_index}: green = read with confidence, orange = below 0.80 or needs a check",
-                  0.45, MUTED)
-
+        k = min(max_w / frame.shape[1], max_h / frame.shape[0])
+        doc.picture(cv2.resize(frame, (max(1, int(frame.shape[1] * k)), max(1, int(frame.shape[0] * k))),
+                               interpolation=cv2.INTER_AREA))
+        doc.text(f"Key frame {v.frame_index}: green = read with confidence, orange = below 0.80 or needs a check",
+                 0.45, MUTED)
     if "error" in result:
-        page.heading("Not scored")
-        page.text(result["error"], color=FOUL)
-    page.heading("Cards as read")
-    for s in result.get("seats") or v.showdown.get("seats", []):
-        seat = s.get("seat")
-        status = s.get("status", "")
-        color = {"fouled": FOUL, "natural": (0, 120, 160), "dead": MUTED}.get(status, INK)
-        rows = s.get("rows") or {}
-        if rows:
-            parts = [f"{name}: {' '.join(rows[name]['cards'])} ({rows[name]['hand']})"
-                     for name in ("front", "middle", "back") if name in rows]
-        else:
-            parts = [" ".join(s.get("cards") or []) or "no cards"]
-        page.text(f"Seat {seat} {status}: " + "  |  ".join(parts), 0.5, color)
-    for n in v.needs_check:
-        page.text(f"NEEDS DEALER CHECK seat {n.seat}: {n.reason}", 0.5, CHECK, bold=True)
-    for problem in v.integrity:
-        page.text(f"TABLE INTEGRITY: {problem}", 0.5, FOUL, bold=True)
+        doc.heading("Not scored")
+        doc.text(result["error"], color=FOUL)
+    _cards_section(doc, v, result)
+    _rules_section(doc, result)
+    _payments_section(doc, result)
+    _actions_section(doc, hand.actions)
+    return doc.finish(f"Record {rev.seq} sha256 {rev.hash}   check with: kiosk audit verify")
 
-    page.heading("Verdicts and the rules behind them")
+
+def seat_card_lines(shown: dict, scored: dict | None) -> list[str]:
+    """Every card a seat laid, as read (`shown`: the seat in the showdown), with its hands when scored.
+
+    >>> seat_card_lines({"seat": 3, "declared_natural": True, "cards": ["2c", "2d", "3h"]},
+    ...                 {"status": "natural", "natural_text": "six pairs: ..."})
+    ['pile (3 cards): 2c 2d 3h', 'natural: six pairs: ...']
+    >>> seat_card_lines({"seat": 4, "dead": True}, None)
+    ['dead seat: no cards']
+    """
+    rows = (scored or {}).get("rows") or {}
+    lines = []
+    for name in ("front", "middle", "back"):
+        if name in shown:
+            cards = " ".join(map(str, shown.get(name) or [])) or "no cards"
+            hand = rows.get(name, {}).get("hand") if isinstance(rows.get(name), dict) else None
+            lines.append(f"{name}: {cards}" + (f" ({hand})" if hand else ""))
+    if shown.get("cards"):
+        lines.append(f"pile ({len(shown['cards'])} cards): " + " ".join(map(str, shown["cards"])))
+    if (scored or {}).get("natural_text"):
+        lines.append(f"natural: {scored['natural_text']}")
+    if not lines:
+        lines.append("dead seat: no cards" if shown.get("dead") else "no cards")
+    return lines
+
+
+def _cards_section(doc: _Doc, v, result: dict) -> None:
+    doc.heading("Cards as read")
+    scored = {s.get("seat"): s for s in result.get("seats") or []}
+    for shown in v.showdown.get("seats", []):
+        seat = shown.get("seat")
+        s = scored.get(seat) or {}
+        status = s.get("status") or ("dead" if shown.get("dead") else "")
+        color = {"fouled": FOUL, "natural": (0, 120, 160), "dead": MUTED}.get(status, INK)
+        points = f", {s['points']:+d} points" if isinstance(s.get("points"), int) else ""
+        doc.text(f"Seat {seat} {status}{points}", 0.55, color, bold=True, gap=2)
+        doc.text("   |   ".join(seat_card_lines(shown, s)), 0.5, color, indent=30, gap=6)
+    for n in v.needs_check:
+        doc.text(f"NEEDS DEALER CHECK seat {n.seat}: {n.reason}", 0.5, CHECK, bold=True)
+    for problem in v.integrity:
+        doc.text(f"TABLE INTEGRITY: {problem}", 0.5, FOUL, bold=True)
+
+
+def _rules_section(doc: _Doc, result: dict) -> None:
+    doc.heading("Verdicts and the rules behind them")
     for line in rule_lines(result):
         label = f"{line.rule}: " if line.rule else ""
-        page.text(f"{label}{line.text}", 0.5, indent=0)
+        doc.text(f"{label}{line.text}", 0.5)
         if line.title:
-            page.text(f"({line.rule} {line.title})", 0.42, MUTED, indent=30, gap=4)
+            doc.text(f"({line.rule} {line.title})", 0.42, MUTED, indent=30, gap=4)
 
-    page.heading("Payments (in order)")
+
+def _payments_section(doc: _Doc, result: dict) -> None:
+    doc.heading("Payments (in order)")
     transfers = result.get("transfers") or []
     if not transfers:
-        page.text("no payments", 0.5, MUTED)
+        doc.text("no payments", 0.5, MUTED)
     for t in transfers:
-        page.text(f"seat {t['from']} pays seat {t['to']}: {t['amount']}", 0.55)
+        doc.text(f"seat {t['from']} pays seat {t['to']}: {t['amount']}", 0.55)
     for t in result.get("shortfalls") or []:
-        page.text(f"shortfall: seat {t['from']} owed seat {t['to']} {t['amount']} more (all-in cap)", 0.5, CHECK)
+        doc.text(f"shortfall: seat {t['from']} owed seat {t['to']} {t['amount']} more (all-in cap)", 0.5, CHECK)
 
-    page.heading("Dealer actions and corrections")
-    if not hand.actions:
-        page.text("none", 0.5, MUTED)
-    for a in hand.actions:
+
+def _actions_section(doc: _Doc, actions) -> None:
+    doc.heading("Dealer actions and corrections")
+    if not actions:
+        doc.text("none", 0.5, MUTED)
+    for a in actions:
         act = a.action
         what = act.kind.replace("_", " ")
         if act.kind == "correct_card":
@@ -250,40 +337,62 @@ def render_report(hand, revision: int | None = None, key_frame_jpeg: bytes | Non
             what += f" seat {act.seat}"
         by = f" by {act.by}" if act.by else ""
         state = "" if a.ok else f" (refused: {a.message})"
-        page.text(f"{_fmt_time(act.at)}  {what}{by}{state}", 0.5)
-
-    if page.full:
-        cv2.putText(page.img, "(continued in the review page: page full)", (MARGIN, PAGE[1] - MARGIN - 40), FONT,
-                    0.5, FOUL, 1, cv2.LINE_AA)
-    footer = f"Record {rev.seq} sha256 {rev.hash}   check with: kiosk audit verify"
-    cv2.putText(page.img, ascii_text(footer), (MARGIN, PAGE[1] - MARGIN), FONT, 0.42, MUTED, 1, cv2.LINE_AA)
-    return page.img
+        doc.text(f"{_fmt_time(act.at)}  {what}{by}{state}", 0.5)
 
 
-def report_png(page: np.ndarray) -> bytes:
-    ok, buf = cv2.imencode(".png", page)
+def report_png(pages: list[ReportPage]) -> bytes:
+    """The pages one under the other (a grey gutter between them) as one PNG."""
+    gutter = np.full((24, PAGE[0], 3), 160, np.uint8)
+    parts = [p for page in pages for p in (gutter, page.image)][1:]
+    ok, buf = cv2.imencode(".png", np.vstack(parts))
     if not ok:
         raise ValueError("could not encode the report as PNG")
     return buf.tobytes()
 
 
-def report_pdf(page: np.ndarray) -> bytes:
-    """A one-page A4 PDF showing the report image (JPEG inside, no PDF library needed)."""
-    ok, buf = cv2.imencode(".jpg", page, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    if not ok:
-        raise ValueError("could not encode the report page")
-    jpeg = buf.tobytes()
-    h, w = page.shape[:2]
-    content = b"q 595 0 0 842 0 0 cm /Im0 Do Q"
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im0 4 0 R >> >> "
-        b"/Contents 5 0 R >>",
-        b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB /BitsPerComponent 8 "
-        b"/Filter /DCTDecode /Length %d >>\nstream\n" % (w, h, len(jpeg)) + jpeg + b"\nendstream",
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-    ]
+PDF_SIZE = (595, 842)  # A4 in points
+_COURIER_ADVANCE = 0.6  # every Courier glyph is 0.6 em wide: the text layer is stretched to the drawn width
+
+
+def _pdf_string(text: str) -> bytes:
+    return b"(" + text.encode("ascii", "replace").replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(
+        b")", b"\\)") + b")"
+
+
+def _text_layer(texts) -> bytes:
+    """Invisible text (render mode 3) over the drawn words: searchable, copyable, in reading order."""
+    kx, ky = PDF_SIZE[0] / PAGE[0], PDF_SIZE[1] / PAGE[1]
+    out = [b"BT 3 Tr"]
+    for t in texts:
+        size = max(1.0, t.height * ky / 0.62)
+        stretch = 100 * t.width * kx / (_COURIER_ADVANCE * size * max(1, len(t.text)))
+        out.append(b"/F1 %.2f Tf %.1f Tz 1 0 0 1 %.2f %.2f Tm %s Tj" % (
+            size, stretch, t.x * kx, PDF_SIZE[1] - t.y * ky, _pdf_string(t.text)))
+    out.append(b"ET")
+    return b"\n".join(out)
+
+
+def report_pdf(pages: list[ReportPage]) -> bytes:
+    """An A4 PDF, one page per report page: the page image (JPEG) with its words as a text layer."""
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>"]
+    kids = []
+    for page in pages:
+        ok, buf = cv2.imencode(".jpg", page.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        if not ok:
+            raise ValueError("could not encode the report page")
+        jpeg, (h, w) = buf.tobytes(), page.image.shape[:2]
+        n = len(objects) + 1  # this page's object; its image and content follow
+        content = b"q %d 0 0 %d 0 0 cm /Im0 Do Q\n" % PDF_SIZE + _text_layer(page.texts)
+        objects += [
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /XObject << /Im0 %d 0 R >> "
+            b"/Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (*PDF_SIZE, n + 1, n + 2),
+            b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB /BitsPerComponent 8 "
+            b"/Filter /DCTDecode /Length %d >>\nstream\n" % (w, h, len(jpeg)) + jpeg + b"\nendstream",
+            b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        ]
+        kids.append(n)
+    objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids))
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for i, body in enumerate(objects, start=1):

@@ -13,7 +13,7 @@ This is what the table pipeline calls. A showdown that cannot be scored comes ba
 >>> r["transfers"]
 [{'from': 2, 'to': 1, 'amount': 21}]
 >>> score_json({"seats": [{"seat": 1, "front": ["Xx"]}]})
-{'error': "seat 1 front: 'Xx' is not a card (write rank then suit, e.g. As, Td, 10d, or Jk)"}
+{'error': "seat 1 front: 'Xx' is not a card (write rank then suit, e.g. As, Td, 10d)"}
 """
 
 from __future__ import annotations

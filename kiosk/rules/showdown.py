@@ -249,10 +249,11 @@ def _cards(where: str, raw: Any) -> tuple[Card, ...]:
             continue
         try:
             card = parse_card(item)
-        except CardError as err:
-            raise ShowdownError(f"{where}: {err}") from None
+        except CardError as err:  # the joker (Jk) is no hint here: Chinese Poker refuses it, below
+            raise ShowdownError(f"{where}: {str(err).replace(', or Jk)', ')')}") from None
         if card.is_joker:
-            raise ShowdownError(f"{where}: {_show(item)} (the joker) is not in a Chinese Poker deck")
+            raise ShowdownError(f"{where}: {_show(item)} (the joker) is not in a Chinese Poker deck: it is played "
+                                "with the 52 cards, no joker (the joker is for Pai Gow Poker)")
         cards.append(card)
     return tuple(cards)
 

@@ -58,21 +58,23 @@ def _deal(seed: int) -> list[list[str]]:
 def demo_hands(seed: int = 7) -> list[dict]:
     """The three hands: rows per seat plus the `kiosk score` showdown object."""
     hands = []
-    # hand 1: button 1, seat 2 fouled
+    # The button of each hand is where `kiosk run` puts it when no one moves it (config game.button unset:
+    # the highest active seat), so the ground truth's payments are the ones the kiosk shows on the demo.
+    # hand 1: button 4, seat 2 fouled
     deal = _deal(seed)
     rows = {s + 1: set_rows(deal[s]) for s in range(4)}
     rows[2] = fouled_rows(deal[1])
-    hands.append({"button": 1, "rows": rows, "natural": None, "dead": None,
+    hands.append({"button": 4, "rows": rows, "natural": None, "dead": None,
                   "note": "seat 2 fouled: its middle beats its back"})
-    # hand 2: button 2, seat 3 declares six pairs (laid as a pile, then spread by the dealer)
+    # hand 2: button 4, seat 3 declares six pairs (laid as a pile, then spread by the dealer)
     natural = ["2c", "2d", "5h", "5s", "7c", "7h", "9d", "9s", "Jc", "Jh", "Kd", "Ks", "As"]
     rest = [c for c in CLASS_NAMES[:52] if c not in natural]
     np.random.default_rng(seed + 1).shuffle(rest)
     others = [rest[13 * k: 13 * k + 13] for k in range(3)]
     rows = {1: set_rows(others[0]), 2: set_rows(others[1]), 4: set_rows(others[2])}
-    hands.append({"button": 2, "rows": rows, "natural": (3, natural), "dead": None,
+    hands.append({"button": 4, "rows": rows, "natural": (3, natural), "dead": None,
                   "note": "seat 3 declared a natural (six pairs): face-down pile with the top card up, then spread"})
-    # hand 3: button 3, seat 4 dead (its 13 cards stay in a face-down pile)
+    # hand 3: button 3 (seat 4 is dead), seat 4 dead (its 13 cards stay in a face-down pile)
     deal = _deal(seed + 2)
     rows = {s + 1: set_rows(deal[s]) for s in range(3)}
     hands.append({"button": 3, "rows": rows, "natural": None, "dead": (4, deal[3]),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -207,12 +208,31 @@ class Web(_Section):
     pin_attempts_per_minute: int = Field(5, ge=1)
 
 
+def state_dir() -> Path:
+    """Where the kiosk keeps its records by default: the service's state directory.
+
+    Under systemd (`StateDirectory=kiosk`) that is $STATE_DIRECTORY, /var/lib/kiosk; run by hand,
+    $XDG_STATE_HOME/kiosk (~/.local/state/kiosk). Never the folder the kiosk was started in.
+    """
+    if os.environ.get("STATE_DIRECTORY"):
+        return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "kiosk"
+
+
 class Records(_Section):
-    db: str = "var/kiosk.sqlite"
-    media_dir: str = "var/media"
+    db: str | None = None  # default: state_dir() / "kiosk.sqlite"
+    media_dir: str | None = None  # default: "media" beside the database
     retention_days: int = Field(90, ge=1)
     disk_budget_mb: int = Field(2000, ge=1)
     enabled: bool = True
+
+    def db_path(self) -> Path:
+        return Path(self.db) if self.db else state_dir() / "kiosk.sqlite"
+
+    def media_path(self, db: Path | None = None) -> Path:
+        """Frames and clips: `media_dir` when set, else `media/` beside the database (`db`, else this one)."""
+        return Path(self.media_dir) if self.media_dir else (db or self.db_path()).parent / "media"
 
 
 class KioskConfig(_Section):

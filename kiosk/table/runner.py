@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass, replace
 from typing import Iterable
 
+import numpy as np
+
 from kiosk.cards import CardError, parse_card
 from kiosk.errors import KioskError
 from kiosk.table.actions import DealerAction, check_action
@@ -30,7 +32,7 @@ from kiosk.table.sources import Frame
 from kiosk.table.stabilizer import Stabilizer
 from kiosk.table.stable_hand import StableHand
 from kiosk.table.verdict import Verdict
-from kiosk.vision.still import StillIndices
+from kiosk.vision.still import StillIndices, shrink
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +56,15 @@ class TableState:
 
 class TableRunner:
     def __init__(self, cfg: KioskConfig, source: Iterable[Frame] | None, reader, hub: Hub | None = None,
-                 jpeg_quality: int | None = None):
+                 jpeg_quality: int | None = None, sample_still: bool = False):
         self.cfg = cfg
+        # A recording analysed offline (`kiosk analyze`): a frame that shows the very table of the last frame
+        # read, once that hand's verdict is out and confident, would only confirm it: it is not read. A live
+        # table and a replay read every frame.
+        self.sample_still = sample_still
+        self._read_small = None  # the last frame read, in 8x8-pixel means (kiosk.vision.still.shrink)
+        self._cut_seconds, self._last_timestamp = 0.0, None  # the time of the frames not read is cut out
+        self.frames_skipped = 0
         self.jpeg_quality = jpeg_quality
         self.source = source
         self.reader = reader
@@ -204,6 +213,16 @@ class TableRunner:
     def process(self, frame: Frame) -> Verdict | None:
         """One frame through every stage; returns the verdict if this frame changed it."""
         t0 = time.perf_counter()
+        if self.sample_still:
+            # The recording as if the frames not read were cut out of it: the stages see no gap in time
+            # (a gap would age the cards' positions as if unseen, which they were not: they lay still).
+            last, self._last_timestamp = self._last_timestamp, frame.timestamp
+            if self._adds_nothing(frame):
+                self._cut_seconds += frame.timestamp - last
+                self.frames_skipped += 1
+                return None
+            if self._cut_seconds:
+                frame = replace(frame, timestamp=frame.timestamp - self._cut_seconds)
         if self.jpeg_quality:
             frame = frame.as_jpeg(self.jpeg_quality)
         h, w = frame.image.shape[:2]
@@ -266,6 +285,19 @@ class TableRunner:
                 self._publish(hand, final=True)
 
     # -- internals -----------------------------------------------------------------------
+    def _adds_nothing(self, frame: Frame) -> bool:
+        """The cards as last read (no 8x8 mean moved more than motion.still_levels) under a confident verdict."""
+        small = shrink(frame.image)
+        last = self._read_small
+        same = (last is not None and small.shape == last.shape
+                and int(np.abs(small - last).max()) <= self.cfg.motion.still_levels)
+        hand_shown = self._snapshot is not None and bool(self._snapshot.cards)  # a bare felt is read: it clears
+        if same and hand_shown and self._verdict is not None and self._verdict.confident \
+                and self.lifecycle.phase == "verdict":
+            return True
+        self._read_small = small
+        return False
+
     def _setup(self, frame: Frame) -> None:
         corners = None
         geo = self.cfg.geometry

@@ -14,12 +14,15 @@ A USB camera is asked for the config's `camera.size` (OpenCV would open most at 
 "connected" says the size it gives.
 `realtime=True` paces a file like a camera (skipping frames when the consumer is slow);
 `loop=True` starts a file again at its end (the demo plays for ever).
-Status changes go to `on_status(status, detail)` (the runner publishes them on the hub).
+Status changes go to `on_status(status, detail)` (the runner publishes them on the hub) and the
+terminal gets one line per change of status; OpenCV's and FFmpeg's own messages on every retry are
+silenced for live sources (set OPENCV_LOG_LEVEL / OPENCV_FFMPEG_LOGLEVEL to see them).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -72,8 +75,10 @@ class FrameSource:
         self.last_status: str | None = None
 
     def status(self, status: str, detail: str = "") -> None:
+        if status != self.last_status:  # one line per change, not one per retry
+            level = logging.WARNING if status in ("lost", "reconnecting") else logging.INFO
+            log.log(level, "source %s: %s %s", self.name, status, detail)
         self.last_status = status
-        log.info("source %s: %s %s", self.name, status, detail)
         if self.on_status is not None:
             try:
                 self.on_status(status, detail)
@@ -220,6 +225,13 @@ class ImageFileSource(FrameSource):
         self.status("ended", self.name)
 
 
+def quiet_opencv() -> None:
+    """Silence OpenCV's multi-line warnings and FFmpeg's messages on every reconnect (unless asked for)."""
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET; read when FFmpeg first opens
+    if "OPENCV_LOG_LEVEL" not in os.environ:
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+
+
 class LiveSource(FrameSource):
     """A camera or stream: a grabber thread grabs every frame and decodes the newest when the pipeline
     asks (the others are dropped undecoded); lost -> reconnect."""
@@ -243,6 +255,7 @@ class LiveSource(FrameSource):
         self.reconnects = 0
 
     def _open(self):
+        quiet_opencv()
         if isinstance(self.target, int):
             cap = cv2.VideoCapture(self.target)
             if self.camera is not None and self.camera.size and cap.isOpened():

@@ -91,10 +91,19 @@ class OpenVinoRunner:
         config = {"INFERENCE_NUM_THREADS": cpu_threads(), "PERFORMANCE_HINT": "LATENCY"}
         self.compiled = core.compile_model(steps.build(), "CPU", config)
         self.output = self.compiled.output(0)
+        self.any_batch = self.compiled.input(0).get_partial_shape()[0].is_dynamic
 
     def __call__(self, images: np.ndarray) -> np.ndarray:
-        result = self.compiled(np.ascontiguousarray(images, dtype=np.uint8))
-        return np.asarray(result[self.output])
+        images = np.ascontiguousarray(images, dtype=np.uint8)
+        n = len(images)
+        if self.any_batch and n > 1:
+            # OpenVINO prepares its kernels anew for every batch size it has not run yet (~0.1 s each, most
+            # of a single picture's time): batches are padded to a power of two, so a few sizes serve all.
+            # Each row's output does not depend on the batch it is in (checked for every size up to 64).
+            size = 1 << (n - 1).bit_length()
+            if size != n:
+                images = np.concatenate([images, np.zeros((size - n, *images.shape[1:]), np.uint8)])
+        return np.asarray(self.compiled(images)[self.output])[:n]
 
 
 RUNNERS = {"pytorch": TorchRunner, "onnx": OnnxRunner, "openvino": OpenVinoRunner, INT8: OpenVinoRunner}

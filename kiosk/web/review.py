@@ -230,15 +230,15 @@ def _report_image(hand_id: str):
 
 @blueprint.get("/hands/<hand_id>/report.png")
 def report_as_png(hand_id: str):
-    hand, rev, page = _report_image(hand_id)
-    return Response(report_png(page), mimetype="image/png", headers={
+    hand, rev, pages = _report_image(hand_id)
+    return Response(report_png(pages), mimetype="image/png", headers={
         "Content-Disposition": f'inline; filename="{ascii_text(hand.hand_id)}-r{rev.revision}-report.png"'})
 
 
 @blueprint.get("/hands/<hand_id>/report.pdf")
 def report_as_pdf(hand_id: str):
-    hand, rev, page = _report_image(hand_id)
-    return Response(report_pdf(page), mimetype="application/pdf", headers={
+    hand, rev, pages = _report_image(hand_id)
+    return Response(report_pdf(pages), mimetype="application/pdf", headers={
         "Content-Disposition": f'attachment; filename="{ascii_text(hand.hand_id)}-r{rev.revision}-report.pdf"'})
 
 

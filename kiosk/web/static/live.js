@@ -66,8 +66,7 @@
     node.dataset.seat = s.seat;
     node.dataset.status = s.badge.kind;
     node.id = "seat-" + s.seat;
-    var head = el("button", "seat-head");
-    head.type = "button";
+    var head = el("div", "seat-head");
     head.dataset.seat = s.seat;
     head.appendChild(el("span", "seat-name", "SEAT " + s.seat));
     if (s.is_button) {
@@ -79,6 +78,12 @@
     if (s.points !== null && s.points !== undefined) {
       head.appendChild(el("span", "seat-points " + signClass(s.points), signed(s.points)));
     }
+    // the seat's actions, always visible, with the key that opens them
+    var tools = el("button", "seat-tools", "\u2630 actions ");
+    tools.type = "button";
+    tools.title = "Seat " + s.seat + ": declare natural, move button, mark dead, stack (key " + s.seat + ")";
+    tools.appendChild(el("kbd", "", String(s.seat)));
+    head.appendChild(tools);
     head.addEventListener("click", function () { openSeat(s); });
     node.appendChild(head);
     var status = el("div", "seat-status");
@@ -181,11 +186,8 @@
     }).join(", ");
     $("pair-stakes").hidden = !st.pair_stakes.length;
     $("pair-stakes").title = $("pair-stakes").textContent;
-    var h = $("headline");
-    h.dataset.kind = st.headline.kind;
-    $("headline-text").textContent = st.headline.text;
-    h.title = st.headline.text;
     showSource(st.source && st.source.status, st.frame_age);
+    drawHeadline();
     st.seats.forEach(renderSeat);
     var act = st.last_action;
     var la = $("last-action");
@@ -197,6 +199,57 @@
     else lastActionSeq = lastActionSeq === null ? -1 : lastActionSeq;
     renderPayments(st);
     renderTotals(st);
+    fitCards();
+  }
+
+  // ---------- fitting: no card ever covered or outside its seat, whatever the screen and the hand ----------
+  function inside(r, box) {
+    return r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
+  }
+  function overlap(a, b) {
+    return a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  }
+  function seatsFit(felt) {
+    var box = felt.getBoundingClientRect();
+    var seats = Array.prototype.filter.call(felt.querySelectorAll(".seat"), function (n) { return n.childElementCount; });
+    var rects = seats.map(function (n) { return n.getBoundingClientRect(); });
+    for (var i = 0; i < seats.length; i++) {
+      if (!inside(rects[i], box)) return false;
+      for (var j = i + 1; j < seats.length; j++) if (overlap(rects[i], rects[j])) return false;
+      var cardsIn = seats[i].querySelectorAll(".card");
+      for (var k = 0; k < cardsIn.length; k++) if (!inside(cardsIn[k].getBoundingClientRect(), rects[i])) return false;
+    }
+    return true;
+  }
+  function fitCards() {
+    // live.css sizes the cards for five a row; wrapped reasons and a natural's pile can need less: shrink until it fits
+    var felt = $("felt");
+    felt.style.removeProperty("--card-h");
+    var first = felt.querySelector(".card");
+    if (!first) return;
+    var h = first.getBoundingClientRect().height;
+    for (var i = 0; i < 40 && !seatsFit(felt); i++) {
+      h = Math.max(12, h * 0.95);
+      felt.style.setProperty("--card-h", h.toFixed(1) + "px");
+    }
+    felt.dataset.cardH = Math.round(h);
+  }
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(fitCards, 50);
+  });
+
+  // ---------- headline: the hand's verdict, or the camera alarm over it ----------
+  var cameraAlarm = "";
+  function drawHeadline() {
+    var h = $("headline");
+    var text = cameraAlarm || state.headline.text;
+    h.dataset.kind = cameraAlarm ? "camera" : state.headline.kind;
+    $("headline-text").textContent = text;
+    h.title = text;
+    document.body.dataset.camera = cameraAlarm ? "lost" : "ok";
+    if (!lostSince) $("conn-text").textContent = cameraAlarm ? "NO CAMERA" : "LIVE";
   }
 
   var STALL_S = 5;
@@ -209,6 +262,14 @@
     src.textContent = status === "lost" || status === "reconnecting" ? "\u26A0 CAMERA " + status.toUpperCase()
       : stalled ? "\u26A0 NO CAMERA FRAME FOR " + Math.round(frameAge) + " s"
       : status === "ended" ? "recording ended" : "";
+    var alarm = status === "lost" || status === "reconnecting"
+      ? "CAMERA " + status.toUpperCase() + ": the kiosk cannot see the table, no cards are being read"
+      : stalled ? "NO CAMERA FRAME FOR " + Math.round(frameAge) + " s: the kiosk is not reading the table" : "";
+    if (alarm !== cameraAlarm) {
+      cameraAlarm = alarm;
+      drawHeadline();
+      fitCards();
+    }
   }
 
   var toastTimer = null;
@@ -236,7 +297,7 @@
       $("lost").hidden = true;
       document.body.classList.remove("stale");
       conn.dataset.state = "live";
-      $("conn-text").textContent = "LIVE";
+      $("conn-text").textContent = cameraAlarm ? "NO CAMERA" : "LIVE";
     }
   }
 
@@ -320,8 +381,8 @@
       hands.appendChild(el("li", "", "corrected " + c.row + " " + (c.index + 1) + ": " + c.before + " \u2192 " +
         c.after + " by " + c.by + " at " + new Date(c.at * 1000).toLocaleTimeString()));
     });
-    $("act-declare").textContent = s.declared ? "Undo natural declaration" : "\u2605 Declare natural";
-    $("act-dead").textContent = s.dead ? "Seat is playing" : "Mark seat dead";
+    $("act-declare").textContent = (s.declared ? "Undo natural declaration" : "\u2605 Declare natural") + " (N)";
+    $("act-dead").textContent = (s.dead ? "Seat is playing" : "Mark seat dead") + " (D)";
     $("act-button").disabled = !!s.is_button;
     $("act-stack-value").value = s.stack === null || s.stack === undefined ? "" : s.stack;
     $("dlg-seat-error").textContent = "";
@@ -362,6 +423,24 @@
   });
   $("new-hand-submit").addEventListener("click", function () {
     act({ kind: "new_hand" }, $("dlg-new-hand-error"), $("dlg-new-hand"));
+  });
+
+  // keyboard: 1-4 open a seat's actions, then N / B / D / S; C camera, K stake, H new hand (listed on the page)
+  var SEAT_KEYS = { n: "act-declare", b: "act-button", d: "act-dead" };
+  document.addEventListener("keydown", function (e) {
+    if (e.ctrlKey || e.altKey || e.metaKey || /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName)) return;
+    var key = e.key.toLowerCase();
+    if (dlgSeat.open) {
+      if (SEAT_KEYS[key]) { e.preventDefault(); $(SEAT_KEYS[key]).click(); }
+      else if (key === "s") { e.preventDefault(); $("act-stack-value").focus(); }
+      return;
+    }
+    if (document.querySelector("dialog[open]")) return;
+    var seat = state.seats.filter(function (x) { return String(x.seat) === key; })[0];
+    if (seat) { e.preventDefault(); openSeat(seat); }
+    else if (key === "c") { e.preventDefault(); $("btn-camera").click(); }
+    else if (key === "k") { e.preventDefault(); $("btn-stake").click(); }
+    else if (key === "h") { e.preventDefault(); $("btn-new-hand").click(); }
   });
 
   // card correction (floor PIN)
