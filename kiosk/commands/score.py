@@ -17,7 +17,7 @@ from kiosk.errors import KioskError
 
 def register(subparsers) -> None:
     parser = command_parser(
-        subparsers, "score", "score Chinese Poker showdowns and settle them (JSON in, JSON or text out)", __doc__)
+        subparsers, "score", "score Chinese Poker showdowns or Pai Gow tables and settle them (JSON in, JSON or text out)", __doc__)
     parser.add_argument("file", metavar="FILE", help="showdown JSON file, or - for stdin")
     parser.add_argument(
         "--text", action="store_true", help="print a readable report instead of JSON"
@@ -53,10 +53,19 @@ def read_json(path: str, what: str = "showdown") -> object:
         ) from None
 
 
-def run(args) -> int:
+def score_one(obj, profiles=None) -> dict:
+    """One input: an object naming its `game` (Pai Gow Poker) or a Chinese Poker showdown."""
     from kiosk.rules.api import score_json
+
+    if isinstance(obj, dict) and "game" in obj:
+        from kiosk.paigow.api import score_game_json
+
+        return score_game_json(obj)
+    return score_json(obj, profiles)
+
+
+def run(args) -> int:
     from kiosk.rules.profiles import ProfileError, profiles_from_json
-    from kiosk.rules.report import text_report
 
     profiles = None
     if args.profiles:
@@ -67,9 +76,11 @@ def run(args) -> int:
     data = read_json(args.file)
     many = isinstance(data, list)
     showdowns = data if many else [data]
-    results = [score_json(obj, profiles) for obj in showdowns]
+    results = [score_one(obj, profiles) for obj in showdowns]
     if args.text:
-        sys.stdout.write(text_report(results))
+        from kiosk.paigow.report import text_report_any
+
+        sys.stdout.write(text_report_any(results))
     else:
         json.dump(results if many else results[0], sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from kiosk.cards import Card
 from kiosk.paigow.houseway import HouseWay
-from kiosk.paigow.ranks import describe, rank2, rank5
+from kiosk.paigow.ranks import describe
 from kiosk.paigow.scoring import BankerResult, PaiGowResult, SeatResult, score_table
 from kiosk.paigow.setting import Setting
 from kiosk.paigow.table import PaiGowError, parse_table
@@ -61,11 +61,11 @@ def setting_dict(setting: Setting) -> dict:
     return {"high": cards_out(setting.high), "low": cards_out(setting.low)}
 
 
-def hands_text(setting: Setting) -> dict | None:
+def hands_text(ranks: tuple | None) -> dict | None:
     """Each hand in words (extra key for the display and the report); None for wrong counts."""
-    if not setting.counts_ok:
+    if ranks is None:
         return None
-    return {"high": describe(rank5(setting.high)), "low": describe(rank2(setting.low))}
+    return {"high": describe(ranks[0]), "low": describe(ranks[1])}
 
 
 def _banker_dict(b: BankerResult) -> dict:
@@ -77,7 +77,7 @@ def _banker_dict(b: BankerResult) -> dict:
         "net": money(b.net),
         "commission": money(b.commission),
         "laid_out": setting_dict(b.laid_out),
-        "hands": hands_text(b.scored_as),
+        "hands": hands_text(b.ranks),
     }
 
 
@@ -93,7 +93,7 @@ def _seat_dict(s: SeatResult) -> dict:
         "commission": money(s.commission),
         "bet": money(s.bet),
         "cards": setting_dict(s.laid_out),
-        "hands": hands_text(s.laid_out),
+        "hands": hands_text(s.ranks),
     }
 
 

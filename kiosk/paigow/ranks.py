@@ -22,7 +22,7 @@ True
 from __future__ import annotations
 
 from collections import Counter
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement
 from typing import Sequence
 
 from kiosk.cards import Card
@@ -88,25 +88,47 @@ def _rank_ranks(ranks: list[int], flush: bool) -> Rank:
     return (HIGH_CARD, *order)
 
 
+def _rank_unsuited(ranks: Sequence[int]) -> Rank:
+    """Rank five ranks as if not all of one suit; a 0 is the joker (an ace, or a straight's gap)."""
+    others = [r for r in ranks if r]
+    if len(others) == 5:
+        return _rank_ranks(others, False)
+    best = _rank_ranks(others + [ACE], False)
+    straight = _STRAIGHT4.get(frozenset(others)) if len(set(others)) == 4 else None
+    return max(best, (STRAIGHT, straight)) if straight else best
+
+
+def _rank_suited(ranks: Sequence[int]) -> Rank:
+    """Rank five cards of one suit (a 0 is the joker): a straight flush or a flush (D-11)."""
+    others = frozenset(r for r in ranks if r)
+    straight = (_STRAIGHT5 if len(others) == 5 else _STRAIGHT4).get(others)
+    if straight:
+        return (STRAIGHT_FLUSH, straight)
+    if len(others) == 4:
+        others = others | {next(r for r in range(ACE, 1, -1) if r not in others)}
+    return (FLUSH, *sorted(others, reverse=True))
+
+
+def _table() -> dict[tuple[int, ...], Rank]:
+    """Every multiset of five ranks (at most four of one, at most one joker) -> its unsuited rank."""
+    out = {}
+    for combo in combinations_with_replacement((0, *range(2, 15)), 5):
+        counts = Counter(combo)
+        if counts[0] <= 1 and max(n for r, n in counts.items() if r) <= 4:
+            out[combo] = _rank_unsuited(combo)
+    return out
+
+
+_UNSUITED = _table()
+
+
 def rank5(cards: Sequence[Card]) -> Rank:
     """Rank a 5-card high hand. The joker plays as an ace, or completes a straight, flush or
     straight flush; in a flush it is the highest rank of that suit missing from the hand (D-11)."""
-    others = [c for c in cards if c.rank]
-    if len(others) == 5:
-        return _rank_ranks([c.rank for c in cards], len({c.suit for c in cards}) == 1)
-    ranks = [c.rank for c in others]
-    best = _rank_ranks(ranks + [ACE], False)
-    distinct = frozenset(ranks)
-    if len(distinct) < 4:
-        return best
-    suited = len({c.suit for c in others}) == 1
-    straight = _STRAIGHT4.get(distinct)
-    if straight:
-        best = max(best, (STRAIGHT_FLUSH if suited else STRAIGHT, straight))
-    if suited:
-        missing = next(r for r in range(ACE, 1, -1) if r not in distinct)
-        best = max(best, (FLUSH, *sorted(distinct | {missing}, reverse=True)))
-    return best
+    ranks = sorted([c.rank for c in cards])
+    if len({c.suit for c in cards if c.rank}) == 1:
+        return _rank_suited(ranks)
+    return _UNSUITED[tuple(ranks)]
 
 
 def rank2(cards: Sequence[Card]) -> Rank:

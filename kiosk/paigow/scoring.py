@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 from kiosk.paigow.houseway import set_by_house_way
-from kiosk.paigow.ranks import Rank, rank2, rank5
+from kiosk.paigow.ranks import Rank
 from kiosk.paigow.setting import Setting, foul_of, same_setting
 from kiosk.paigow.table import PaiGowTable, PlayerSeat
 
@@ -28,6 +28,7 @@ class BankerResult:
     laid_out_foul: str | None  # why a player-banker's own setting was not used (D-12)
     net: Decimal
     commission: Decimal
+    ranks: tuple[Rank, Rank]  # of scored_as: (high, low)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,7 @@ class SeatResult:
     outcome: str  # "win" | "lose" | "push"
     net: Decimal
     commission: Decimal
+    ranks: tuple[Rank, Rank] | None = None  # (high, low) when 5 + 2 cards
 
     @property
     def status(self) -> str:
@@ -68,19 +70,20 @@ def compare(player: Rank, banker: Rank) -> str:
 
 
 def score_seat(seat: PlayerSeat, banker_high: Rank, banker_low: Rank, rate: Decimal) -> SeatResult:
-    setting = seat.laid_out
-    foul = foul_of(setting.high, setting.low)
-    if foul:
-        return SeatResult(seat.seat, setting, seat.bet, foul, None, None, "lose", -seat.bet, ZERO)
-    high = compare(rank5(setting.high), banker_high)
-    low = compare(rank2(setting.low), banker_low)
+    setting, n, bet = seat.laid_out, seat.seat, seat.bet
+    if not setting.counts_ok:
+        return SeatResult(n, setting, bet, "count", None, None, "lose", -bet, ZERO)
+    ranks = setting.ranks()
+    if ranks[1] >= ranks[0]:  # D-12a: the low must rank below the high
+        return SeatResult(n, setting, bet, "order", None, None, "lose", -bet, ZERO, ranks)
+    high, low = compare(ranks[0], banker_high), compare(ranks[1], banker_low)
     wins = (high == "win") + (low == "win")
     if wins == 2:
-        commission = commission_on(seat.bet, rate)
-        return SeatResult(seat.seat, setting, seat.bet, None, high, low, "win", seat.bet - commission, commission)
+        commission = commission_on(bet, rate)
+        return SeatResult(n, setting, bet, None, high, low, "win", bet - commission, commission, ranks)
     if wins == 0:
-        return SeatResult(seat.seat, setting, seat.bet, None, high, low, "lose", -seat.bet, ZERO)
-    return SeatResult(seat.seat, setting, seat.bet, None, high, low, "push", ZERO, ZERO)
+        return SeatResult(n, setting, bet, None, high, low, "lose", -bet, ZERO, ranks)
+    return SeatResult(n, setting, bet, None, high, low, "push", ZERO, ZERO, ranks)
 
 
 def score_table(table: PaiGowTable) -> PaiGowResult:
@@ -99,7 +102,7 @@ def score_table(table: PaiGowTable) -> PaiGowResult:
         banker_commission = commission_on(total, table.commission)
     result = BankerResult(
         banker.seat, laid, house, follows, scored, None if banker.is_dealer else own_foul,
-        total - banker_commission, banker_commission,
+        total - banker_commission, banker_commission, (banker_high, banker_low),
     )  # fmt: skip
     house_commission = sum((s.commission for s in seats), banker_commission)
     return PaiGowResult(result, seats, house_commission, _warnings(table, result))

@@ -27,6 +27,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time spent scoring (default 3)")
     parser.add_argument("--repeats", type=int, default=200, help="natural checks per hand and call (default 200)")
     parser.add_argument("--seed", type=int, default=2024, help="random seed (default 2024)")
+    parser.add_argument(
+        "--game", choices=("chinese-poker", "paigow"), default="chinese-poker",
+        help="which game's rules to time (default chinese-poker)",
+    )
 
 
 def set_hand(cards: list[Card]) -> tuple[list[Card], list[Card], list[Card]]:
@@ -93,6 +97,10 @@ def _rate(fn, items, seconds: float) -> tuple[float, float, int]:
 
 
 def run(args) -> int:
+    if getattr(args, "game", "chinese-poker") == "paigow":
+        from kiosk.paigow.bench import run as run_paigow
+
+        return run_paigow(args)
     from kiosk.rules.api import score_json
     from kiosk.rules.naturals import bench_naturals
     from kiosk.rules.scoring import score_showdown
