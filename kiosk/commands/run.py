@@ -33,6 +33,9 @@ def register(subparsers) -> None:
                              "(default: the config's source; built in: the demo recording, looped)")
     parser.add_argument("--host", help="address to serve the display on (default: config web.host, 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (default: config web.port, 5000)")
+    parser.add_argument("--game", choices=("chinese-poker", "paigow"),
+                        help="the game this table deals (default: config game.name, chinese-poker); "
+                             "paigow on the built-in demo plays the Pai Gow demo recording")
     parser.add_argument("--no-record", action="store_true", help="do not record hands")
     parser.add_argument("--db", metavar="PATH", help="record database (default: config records.db); its frames go in "
                         "media/ beside it unless the config sets records.media_dir")
@@ -63,11 +66,13 @@ def _source_spec(args, cfg):
 
 def _open_source(spec, hub, camera=None):
     """Files play in real time like a camera; the built-in demo recording loops for ever."""
-    from kiosk.table.config import DEMO_RECORDING
+    from kiosk.table.config import DEMO_RECORDING, PAIGOW_DEMO
     from kiosk.table.sources import open_source
 
-    is_demo = isinstance(spec, str) and Path(spec).resolve() == DEMO_RECORDING.resolve()
-    return open_source(None if is_demo else spec, realtime=True, loop=is_demo, hub=hub, camera=camera)
+    demo = isinstance(spec, str) and Path(spec).resolve()
+    is_demo = demo in (DEMO_RECORDING.resolve(), PAIGOW_DEMO.resolve())
+    spec = None if demo == DEMO_RECORDING.resolve() else spec  # None: the built-in demo, or why it is missing
+    return open_source(spec, realtime=True, loop=is_demo, hub=hub, camera=camera)
 
 
 def _recorder(args, cfg, hub):
@@ -85,7 +90,7 @@ def _recorder(args, cfg, hub):
 
 
 def run(args) -> int:
-    from kiosk.table.config import load_config
+    from kiosk.table.config import for_game, load_config
     from kiosk.table.hub import Hub
     from kiosk.web.app import attach_runner, create_app
     from kiosk.web.service import sd_notify, start_server, watchdog_interval
@@ -94,7 +99,7 @@ def run(args) -> int:
     if not args.verbose:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
     path = config_path(args.config)
-    cfg = load_config(path)
+    cfg = for_game(load_config(path), getattr(args, "game", None))
     host = args.host or cfg.web.host
     port = args.port if args.port is not None else cfg.web.port
     spec = _source_spec(args, cfg)
@@ -112,12 +117,12 @@ def run(args) -> int:
         print(f"kiosk run: dealer display on http://{host}:{port}/  (config: {path or 'built-in defaults'}; "
               f"source: {spec}; records: {store.path if store else 'off'})", flush=True)
 
-        from kiosk.table.runner import TableRunner
+        from kiosk.paigow.runner import runner_class
         from kiosk.vision.reader import load_reader
 
         reader = load_reader(model_dir=_models_dir(args.models))
         # Recording: read each frame as the recorder stores it, so a replay reads the same pixels.
-        runner = TableRunner(cfg, source, reader, hub, jpeg_quality=recorder.jpeg_quality if recorder else None)
+        runner = runner_class(cfg)(cfg, source, reader, hub, jpeg_quality=recorder.jpeg_quality if recorder else None)
         attach_runner(app, runner)
         runner.start()
         sd_notify("READY=1")

@@ -218,6 +218,15 @@ def house_way_from_dict(raw: Mapping[str, Any], ways: Mapping[str, HouseWay] | N
     return replace(known[base_name], **changes)
 
 
+def house_way_to_dict(way: HouseWay) -> dict:
+    """A house way as JSON (every field: `house_way_from_dict` gives it back, whatever its base)."""
+    return {
+        "name": way.name, "two_pair": [list(r) for r in way.two_pair],
+        "four_of_a_kind": [list(r) for r in way.four_of_a_kind], "three_aces_split": way.three_aces_split,
+        "five_aces_kings_low": way.five_aces_kings_low, "pair_exception": list(way.pair_exception),
+    }
+
+
 def _is_rank(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 2 <= value <= 14
 

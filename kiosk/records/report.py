@@ -62,6 +62,10 @@ def rule_lines(result: dict) -> list[RuleLine]:
     """Every ruling of a scored showdown with the rule behind it, seats first, then pairs, then payment."""
     if not isinstance(result, dict) or "error" in result:
         return []
+    if result.get("game") == "paigow":
+        from kiosk.paigow.rulings import paigow_rulings
+
+        return [RuleLine(*line) for line in paigow_rulings(result)]
     out: list[RuleLine] = []
     for s in result.get("seats") or []:
         text = s.get("explanation") or ""
@@ -214,6 +218,8 @@ def render_report(hand, revision: int | None = None, key_frame_jpeg: bytes | Non
         if rows:
             parts = [f"{name}: {' '.join(rows[name]['cards'])} ({rows[name]['hand']})"
                      for name in ("front", "middle", "back") if name in rows]
+        elif isinstance(s.get("cards"), dict):  # Pai Gow: the high and low hands as laid out
+            parts = [f"{name}: {' '.join(s['cards'][name])}" for name in ("high", "low")]
         else:
             parts = [" ".join(s.get("cards") or []) or "no cards"]
         page.text(f"Seat {seat} {status}: " + "  |  ".join(parts), 0.5, color)
@@ -231,7 +237,12 @@ def render_report(hand, revision: int | None = None, key_frame_jpeg: bytes | Non
 
     page.heading("Payments (in order)")
     transfers = result.get("transfers") or []
-    if not transfers:
+    if result.get("game") == "paigow" and "error" not in result:
+        from kiosk.paigow.rulings import payment_lines
+
+        for p in payment_lines(result):
+            page.text(p["text"], 0.55)
+    elif not transfers:
         page.text("no payments", 0.5, MUTED)
     for t in transfers:
         page.text(f"seat {t['from']} pays seat {t['to']}: {t['amount']}", 0.55)
