@@ -88,6 +88,16 @@ def spot_placements(spots: dict, size: tuple[int, int], card_height: float, aspe
     return out
 
 
+def render_spots(spots: dict, seed: int = 11, size=(1920, 1080), deck: str = DECK):
+    """One frame of a Pai Gow table: {spot: (high, low)} laid out on the default geometry."""
+    d = load_deck(deck)
+    rng = np.random.default_rng([seed, len(spots)])
+    params = CameraParams.from_dict(DEMO_CAMERA, rng)
+    height = round(0.118 * size[1])
+    placements = spot_placements(spots, size, height, d.size[0] / d.size[1], np.random.default_rng([seed, 1]))
+    return render_placements(placements, d, rng, params, size, kind="paigow", card_height=height)
+
+
 def demo_timeline(tables: list[dict], fps: float) -> list[tuple[int, str, tuple[int, ...]]]:
     """Per frame: (hand index, phase, spots open)."""
     frames = []
