@@ -85,3 +85,24 @@ def test_kiosk_run_game_paigow_shows_the_demo_hands_scored(tmp_path):
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def test_kiosk_analyze_reads_a_pai_gow_photo(tmp_path):
+    import cv2
+
+    hand = TRUTH["hands"][2]
+    cap = cv2.VideoCapture(str(PAIGOW_DEMO))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, hand["phases"]["hold"][0])
+    ok, image = cap.read()
+    cap.release()
+    assert ok
+    cv2.imwrite(str(tmp_path / "table.png"), image)
+    proc = subprocess.run([sys.executable, "-m", "kiosk", "analyze", str(tmp_path / "table.png"), "--game", "paigow",
+                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr  # a hand the kiosk will not rule on (no bets) exits 1
+    [read] = json.loads(proc.stdout)
+    bets = {s["seat"]: s["bet"] for s in hand["table"]["seats"]}
+    assert read["result"]["error"].startswith("not scored:")  # no bets configured: the dealer must say
+    assert all(f"seat {n}: no bet" in read["result"]["error"] for n in bets)
+    assert {s["seat"]: (s["high"], s["low"]) for s in read["showdown"]["seats"]} == {
+        s["seat"]: (s["high"], s["low"]) for s in hand["table"]["seats"]}
