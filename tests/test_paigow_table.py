@@ -162,3 +162,32 @@ def test_a_pai_gow_hand_is_recorded_replayed_and_reviewed(tmp_path, joker_hand):
     assert hand_id in listing
     assert client.get(f"/review/hands/{hand_id}/report.pdf").status_code == 200
     store.close()
+
+
+def test_the_display_shows_the_cards_as_read_before_the_verdict_then_the_verdict(joker_hand):
+    from kiosk.web.live import LiveState
+
+    truth, table, empty = joker_hand
+    players_only = render_spots({s: v for s, v in truth["spots"].items() if s != 0})
+    hub = Hub()
+    cfg = cfg_of()
+    live = LiveState(hub, None, cfg)
+    runner = PaiGowRunner(cfg, None, ImageSceneReader([empty, players_only, table]), hub)
+    live.attach(runner)
+    for i, r in enumerate([players_only] * 8):
+        runner.process(Frame(r.image, i, i / FPS, "live"))
+    state = live.state()
+    assert state["verdict"] is None and state["banker"] is None  # the banker has not opened: no verdict
+    assert {s["seat"]: s["badge"] for s in state["spots"]} == {2: "7 of 7", 4: "7 of 7", 7: "7 of 7"}
+    seven = next(s for s in state["spots"] if s["seat"] == 7)
+    assert [c["text"] for c in seven["high"]] == truth["table"]["seats"][2]["high"]
+    for i, r in enumerate([table] * 10, start=8):
+        runner.process(Frame(r.image, i, i / FPS, "live"))
+    state = live.state()
+    assert state["verdict"]["confident"] and state["headline"] == {"kind": "ok", "text": "Verdict"}
+    assert state["banker"]["follows_house_way"] is True
+    assert [p["text"] for p in state["payments"]] == [
+        "banker pays seat 2 9.50 (10 less 0.50 commission)", "seat 4: push, bet returned",
+        "banker pays seat 7 28.50 (30 less 1.50 commission)"]
+    assert state["house_commission"] == 2
+    live.close()

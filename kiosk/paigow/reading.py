@@ -77,6 +77,11 @@ class TableRead:
     layout_frames: int
     key_frame: int
 
+    @property
+    def seats(self) -> tuple[SpotRead, ...]:
+        """The spots, under the name the display counts cards by (kiosk/web/live.py)."""
+        return self.spots
+
     def spot(self, number: int) -> SpotRead | None:
         return next((s for s in self.spots if s.spot == number), None)
 

@@ -60,6 +60,7 @@ class PaiGowRunner:
         self._hand_verdicts: dict[str, Verdict] = {}
         self._collect = False
         self._verdict: Verdict | None = None
+        self._read: TableRead | None = None  # the latest stable read (the display shows it before a verdict)
         self._now, self._frame_index = 0.0, -1
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -71,7 +72,7 @@ class PaiGowRunner:
     @property
     def state(self) -> TableState:
         with self._lock:
-            return TableState(self.lifecycle.phase, self.hand_id, None, self._verdict, None, (), 0, {}, (),
+            return TableState(self.lifecycle.phase, self.hand_id, self._read, self._verdict, None, (), 0, {}, (),
                               frame_index=self._frame_index)
 
     def start(self) -> None:
@@ -149,7 +150,7 @@ class PaiGowRunner:
             self._frame_index = frame.index
             seen = self._placed(detections)
             self.stabilizer.update(seen, now, frame.index)
-            read = self.stabilizer.read()
+            read = self._read = self.stabilizer.read()
             before = self._verdict
             for phase in self.lifecycle.step(now, busy=bool(seen), all_open=read.all_open, cards_gone=not seen):
                 if phase == "cleared" and self._collect and self._verdict is None:
@@ -161,7 +162,7 @@ class PaiGowRunner:
                 self._decide(read)
             changed = self._verdict is not before
             self.hub.publish("frame", frame_index=frame.index, timestamp=frame.timestamp, image=frame.image,
-                             jpeg=frame.jpeg, detections=detections, snapshot=None, hand_id=self.hand_id)
+                             jpeg=frame.jpeg, detections=detections, snapshot=read, hand_id=self.hand_id)
         self.timings.append((frame.index, time.perf_counter() - t0, changed))
         if len(self.timings) > 10000:
             del self.timings[:5000]
@@ -225,6 +226,7 @@ class PaiGowRunner:
 
     def _reset_hand(self) -> None:
         self.stabilizer.reset()
+        self._read = None
         self._verdict = None
         self.hand_id = _new_hand_id(self.cfg.table.name)
 

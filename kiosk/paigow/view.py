@@ -22,14 +22,17 @@ HAND_WORD = {"win": "win", "lose": "lose", "copy": "copy"}
 
 def paigow_page_state(verdict: Any, phase: str, *, hand_id: str | None = None, table: str = "table-1",
                       four_colour: bool = False, source: dict | None = None, last_action: dict | None = None,
-                      has_frame: bool = False) -> dict:
+                      has_frame: bool = False, reading: Any = None) -> dict:
     current = verdict is not None and (hand_id is None or verdict.hand_id == hand_id)
     base = {"game": "paigow", "table": table, "phase": phase, "phase_text": PHASE_TEXT.get(phase, phase),
             "hand_id": hand_id, "source": source, "last_action": last_action, "has_frame": has_frame,
             "four_colour": four_colour, "verdict": None, "banker": None, "spots": [], "payments": [],
             "house_commission": None, "warnings": [], "checks": []}
     if not current:
-        return {**base, "headline": {"kind": "info", "text": PHASE_TEXT.get(phase, phase)}}
+        spots = [_reading_spot(s, four_colour) for s in getattr(reading, "spots", ()) or ()]
+        return {**base, "headline": {"kind": "info", "text": PHASE_TEXT.get(phase, phase)},
+                "spots": [s for s in spots if s["seat"] != 0],
+                "banker": next((_reading_banker(s) for s in spots if s["seat"] == 0), None)}
     table_in, result = verdict.showdown, verdict.result
     doubtful = {(c.seat, c.card) for c in verdict.needs_check if c.card}
     checks = list(verdict.integrity) + [c.reason for c in verdict.needs_check]
@@ -71,6 +74,21 @@ def _spot(table_seat: dict, result: dict | None, doubtful: set, four_colour: boo
                foul={"count": "wrong card counts (5 high + 2 low)",
                      "order": "low hand not below the high hand"}.get(result["foul"]))
     return out
+
+
+def _reading_spot(spot: Any, four_colour: bool) -> dict:
+    """A spot as read so far (before a verdict): its cards, a doubtful one outlined."""
+    def cards(row):
+        return [card_view(str(c.card), four_colour, not c.confident) for c in row if c.card is not None]
+
+    return {"seat": spot.spot, "bet": None, "high": cards(spot.high), "low": cards(spot.low), "status": "reading",
+            "badge": f"{len(spot.cards)} of 7", "high_result": None, "low_result": None, "net": None,
+            "commission": None, "hands": None, "foul": None}
+
+
+def _reading_banker(spot: dict) -> dict:
+    return {"seat": 0, "who": "dealer", "laid_out": {"high": spot["high"], "low": spot["low"]}, "house_way": None,
+            "follows_house_way": None, "scored_as": None, "net": None, "commission": None, "hands": None}
 
 
 def _banker(laid: dict, result: dict | None, doubtful: set, four_colour: bool) -> dict:

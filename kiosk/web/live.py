@@ -171,6 +171,7 @@ class LiveState:
                 self.verdict, self.phase, hand_id=self.hand_id, table=getattr(table, "name", "table-1"),
                 four_colour=bool(getattr(web, "four_colour", False)), source=self.source,
                 last_action=self.last_action, has_frame=self.frame is not None,
+                reading=None if self._has_verdict() else getattr(getattr(self.runner, "state", None), "snapshot", None),
             ) | {"version": self.version, "event_id": self.event_id, "frame_age": self.frame_age()}
         return page_state(
             self.verdict,
