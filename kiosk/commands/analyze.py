@@ -46,17 +46,13 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from kiosk.paigow.runner import runner_class
-    from kiosk.table.config import KioskConfig, load_config
+    from kiosk.table.config import for_game, load_config
     from kiosk.table.sources import open_source
 
     if args.interval <= 0:
         raise KioskError(f"--interval {args.interval}: must be more than 0 seconds")
-    cfg = load_config(args.config)
-    if getattr(args, "game", None) and args.game != cfg.game.name:
-        data = cfg.model_dump()
-        data["game"]["name"] = args.game
-        cfg = KioskConfig.model_validate(data)
     path = Path(args.input)
+    cfg = for_game(load_config(args.config), getattr(args, "game", None), path)
     if not path.exists():
         raise KioskError(f"no such file or folder: {path}")
     source = open_source(path, realtime=False, loop=False, interval=args.interval)
@@ -142,7 +138,7 @@ def _paigow_lines(hand: dict) -> list[str]:
     from kiosk.paigow.report import table_report
 
     if "error" not in hand["result"]:
-        return ["  " + line for line in table_report(hand["result"], "Pai Gow").splitlines()[2:]]
+        return [("  " + line).rstrip() for line in table_report(hand["result"], "Pai Gow").splitlines()[2:]]
     out = [f"  banker: {' '.join(hand['showdown']['banker']['high'])} | {' '.join(hand['showdown']['banker']['low'])}"]
     out += [f"  seat {s['seat']}: {' '.join(s['high'])} | {' '.join(s['low'])}" for s in hand["showdown"]["seats"]]
     out += [f"  INTEGRITY: {p}" for p in hand["integrity"]]

@@ -355,19 +355,20 @@ class _LocatedError(ValueError):
         self.message = message
 
 
-def for_game(cfg: KioskConfig, game: str | None) -> KioskConfig:
-    """The config with `game.name` set (`kiosk run --game`). A Pai Gow table left on the built-in
-    demo plays the Pai Gow demo recording, with the demo table's bets where the config gives none."""
+def for_game(cfg: KioskConfig, game: str | None, source: str | Path | None = None) -> KioskConfig:
+    """The config with `game.name` set (`--game`). A Pai Gow table left on the built-in demo plays
+    the Pai Gow demo recording; on that recording (or `source`, when it is that recording) the demo
+    table's bets apply where the config gives none."""
     data = cfg.model_dump()
-    data["game"]["name"] = name = game or cfg.game.name
-    on_demo = Path(str(cfg.source)).resolve() == DEMO_RECORDING.resolve()
-    if name != "paigow" or not on_demo:
-        return cfg if name == cfg.game.name else KioskConfig.model_validate(data)
-    data["source"] = str(PAIGOW_DEMO)
-    if not cfg.paigow.bets and cfg.paigow.default_bet is None:
-        demo = json.loads(PAIGOW_DEMO.with_suffix(".json").read_text(encoding="utf-8"))
-        data["paigow"]["bets"] = {int(k): v for k, v in demo["config"]["paigow"]["bets"].items()}
-    return KioskConfig.model_validate(data)
+    data["game"]["name"] = game or cfg.game.name
+    if data["game"]["name"] == "paigow":
+        if source is None and Path(str(cfg.source)).resolve() == DEMO_RECORDING.resolve():
+            data["source"] = str(PAIGOW_DEMO)
+        playing = Path(str(source if source is not None else data["source"])).resolve()
+        if playing == PAIGOW_DEMO.resolve() and not cfg.paigow.bets and cfg.paigow.default_bet is None:
+            demo = json.loads(PAIGOW_DEMO.with_suffix(".json").read_text(encoding="utf-8"))
+            data["paigow"]["bets"] = {int(k): v for k, v in demo["config"]["paigow"]["bets"].items()}
+    return cfg if data == cfg.model_dump() else KioskConfig.model_validate(data)
 
 
 def load_config(path: str | Path | None) -> KioskConfig:
