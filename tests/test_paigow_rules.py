@@ -321,3 +321,11 @@ def test_d13_player_banker_pays_commission_on_a_positive_total_dealer_none():
 def test_d13_a_losing_player_banker_pays_no_commission():
     r = table(dict(BANKER_HW, seat=6), [seat(4, "8s 8h 8d 6h 7s", "Ks Ah", 20)])
     assert (r["banker"]["net"], r["house_commission"]) == (-20, 1)
+
+
+def test_d12_the_dealer_may_play_against_a_player_banker_as_seat_0():
+    banker = dict(BANKER_HW, seat=4)
+    r = table(banker, [seat(0, "As Ah 4c 6d 7h", "Kh Td")])
+    assert [s["seat"] for s in r["seats"]] == [0] and r["seats"][0]["outcome"] == "win"
+    r = table(BANKER_HW, [seat(0, "As Ah 4c 6d 7h", "Kh Td")])  # the dealer banks: seat 0 cannot play too
+    assert "banker" in r["error"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from kiosk.paigow.api import GAME, score_paigow_json
 from kiosk.paigow.reading import TableRead
+from kiosk.table.judge import _number as number  # 5.0 -> 5, as the Chinese Poker table sends it
 from kiosk.table.verdict import CardEvidence, NeedsCheck, Verdict
 
 
@@ -32,10 +33,6 @@ class PaiGowSettings:
         return dict(self.bets).get(seat, self.default_bet)
 
 
-def _number(value: float):
-    return int(value) if float(value).is_integer() else value
-
-
 def table_of(read: TableRead, settings: PaiGowSettings) -> dict:
     """The `kiosk score` input for what was read."""
     banker_spot = read.spot(settings.banker_seat)
@@ -43,7 +40,7 @@ def table_of(read: TableRead, settings: PaiGowSettings) -> dict:
                     "high": [str(c.card) for c in banker_spot.high] if banker_spot else [],
                     "low": [str(c.card) for c in banker_spot.low] if banker_spot else []}
     if settings.banker_stack is not None:
-        banker["stack"] = _number(settings.banker_stack)
+        banker["stack"] = number(settings.banker_stack)
     seats = []
     for spot in read.spots:
         if spot.spot in (0, settings.banker_seat):
@@ -52,7 +49,7 @@ def table_of(read: TableRead, settings: PaiGowSettings) -> dict:
                        "low": [str(c.card) for c in spot.low]}
         bet = settings.bet(spot.spot)
         if bet is not None:
-            entry["bet"] = _number(bet)
+            entry["bet"] = number(bet)
         seats.append(entry)
     out: dict = {"game": GAME, "house_way": settings.house_way, "commission": settings.commission}
     return {**out, "banker": banker, "seats": seats}

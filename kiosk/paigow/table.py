@@ -123,8 +123,8 @@ def _seat(raw: Any) -> PlayerSeat:
     if not isinstance(raw, dict):
         raise PaiGowError("each seat must be an object with seat, high, low and bet")
     seat = raw.get("seat")
-    if not _whole(seat) or not 1 <= seat <= 7:
-        raise PaiGowError(f"seat number must be 1-7, not {seat!r}")
+    if not _whole(seat) or not 0 <= seat <= 7:  # 0: the dealer, playing against a player-banker
+        raise PaiGowError(f"seat number must be 1-7 (or 0, the dealer, when a player banks), not {seat!r}")
     where = f"seat {seat}"
     _known_fields(where, raw, _SEAT_FIELDS)
     setting = _setting(where, raw)
