@@ -5,6 +5,7 @@
     python datasets/build.py fetch                # download + render every deck design into datasets/cache/art/
     python datasets/build.py build --name NAME --train N --val N --test N --seed S [--tile 640]
     python datasets/build.py demo                 # kiosk/data/demo/table.mp4 + table.json
+    python datasets/build.py demo --game paigow   # kiosk/data/demo/paigow.mp4 + paigow.json
     python datasets/build.py decks                # designs on this machine, family, licence, split
     python datasets/build.py sheet DECK OUT.png   # contact sheet of a design with its index boxes
     python datasets/build.py bench                # seconds per rendered scene
@@ -185,6 +186,12 @@ def cmd_bench(args) -> int:
 
 
 def cmd_demo(args) -> int:
+    if args.game == "paigow":
+        from kiosk.synth.paigow_demo import render_paigow_demo
+
+        info = render_paigow_demo(Path(args.out), fps=args.fps, size=(args.width, args.height))
+        print(json.dumps(info, indent=1))
+        return 0
     from kiosk.synth.demo import render_demo
 
     info = render_demo(Path(args.out), deck=args.deck, fps=args.fps, size=(args.width, args.height), seed=args.seed)
@@ -259,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--width", type=int, default=1920)
     m.add_argument("--height", type=int, default=1080)
     m.add_argument("--seed", type=int, default=7)
+    m.add_argument("--game", choices=("chinese-poker", "paigow"), default="chinese-poker",
+                   help="paigow: the Pai Gow demo (kiosk/data/demo/paigow.mp4 + paigow.json, deck kenney)")
     m.set_defaults(func=cmd_demo)
 
     args = parser.parse_args(argv)

@@ -35,6 +35,8 @@ def register(subparsers) -> None:
         help="use saved readings (the JSON of 'kiosk detect --json', one entry per frame in order) "
         "instead of running the card reader",
     )
+    parser.add_argument("--game", choices=("chinese-poker", "paigow"),
+                        help="the game on the recording (default: config game.name, chinese-poker)")
     parser.add_argument(
         "--interval", type=float, default=1.0, metavar="SECONDS",
         help="time between two photos of a folder (default 1)",
@@ -43,23 +45,26 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from kiosk.table.config import load_config
+    from kiosk.paigow.runner import runner_class
+    from kiosk.table.config import for_game, load_config
     from kiosk.table.hub import Hub
     from kiosk.table.runner import TableRunner
     from kiosk.table.sources import open_source
 
     if args.interval <= 0:
         raise KioskError(f"--interval {args.interval}: must be more than 0 seconds")
-    cfg = load_config(args.config)
     path = Path(args.input)
+    cfg = for_game(load_config(args.config), getattr(args, "game", None), path)
     if not path.exists():
         raise KioskError(f"no such file or folder: {path}")
     source = open_source(path, realtime=False, loop=False, interval=args.interval)
     reader = saved_reader(args.detections) if args.detections else _load_reader(args.models, args.backend)
     hub = Hub()
     progress = Progress(source, hub)
+    runner_type = runner_class(cfg)
     # frames of a still table under a confident verdict add nothing: not read (the verdicts are the same)
-    runner = TableRunner(cfg, progress, reader, hub, sample_still=True)
+    still = {"sample_still": True} if runner_type is TableRunner else {}
+    runner = runner_type(cfg, progress, reader, hub, **still)
     try:
         verdicts = runner.run_to_end()
     finally:
@@ -137,6 +142,9 @@ def text_report(hands: list[dict], name: str) -> str:
     out = []
     for n, hand in enumerate(hands, 1):
         out.append(f"Hand {n} ({name}, frame {hand['frame_index']}):")
+        if hand["showdown"].get("game") == "paigow":
+            out.extend(_paigow_lines(hand))
+            continue
         results = {s["seat"]: s for s in hand["result"].get("seats", [])}
         for seat in hand["showdown"]["seats"]:
             k = seat["seat"]
@@ -162,6 +170,19 @@ def text_report(hands: list[dict], name: str) -> str:
             for t in hand["result"].get("transfers", []):
                 out.append(f"  seat {t['from']} pays seat {t['to']} {t['amount']}")
     return "\n".join(out)
+
+
+def _paigow_lines(hand: dict) -> list[str]:
+    """A Pai Gow hand: the table read (or why it is not scored) as `kiosk score --text` prints it."""
+    from kiosk.paigow.report import table_report
+
+    if "error" not in hand["result"]:
+        return [("  " + line).rstrip() for line in table_report(hand["result"], "Pai Gow").splitlines()[2:]]
+    out = [f"  banker: {' '.join(hand['showdown']['banker']['high'])} | {' '.join(hand['showdown']['banker']['low'])}"]
+    out += [f"  seat {s['seat']}: {' '.join(s['high'])} | {' '.join(s['low'])}" for s in hand["showdown"]["seats"]]
+    out += [f"  INTEGRITY: {p}" for p in hand["integrity"]]
+    out += [f"  NEEDS DEALER CHECK: {c['reason']}" for c in hand["needs_check"]]
+    return out + [f"  not scored: {hand['result']['error'].removeprefix('not scored: ')}"]
 
 
 class SavedReader:

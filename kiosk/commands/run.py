@@ -37,6 +37,9 @@ def register(subparsers) -> None:
                              "(default: the config's source; built in: the demo recording, looped)")
     parser.add_argument("--host", help="address to serve the display on (default: config web.host, 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (default: config web.port, 5000)")
+    parser.add_argument("--game", choices=("chinese-poker", "paigow"),
+                        help="the game this table deals (default: config game.name, chinese-poker); "
+                             "paigow on the built-in demo plays the Pai Gow demo recording")
     parser.add_argument("--no-record", action="store_true", help="do not record hands")
     parser.add_argument("--db", metavar="PATH", help="record database (default: config records.db, else kiosk.sqlite "
                         "in the state directory; the demo: a temporary demo store); its frames go in media/ beside "
@@ -67,17 +70,20 @@ def _source_spec(args, cfg):
 
 
 def _is_demo(spec) -> bool:
-    from kiosk.table.config import DEMO_RECORDING
+    from kiosk.table.config import DEMO_RECORDING, PAIGOW_DEMO
 
-    return spec is None or (isinstance(spec, str) and Path(spec).resolve() == DEMO_RECORDING.resolve())
+    demos = (DEMO_RECORDING.resolve(), PAIGOW_DEMO.resolve())
+    return spec is None or (isinstance(spec, str) and Path(spec).resolve() in demos)
 
 
 def _open_source(spec, hub, camera=None):
     """Files play in real time like a camera; the built-in demo recording loops for ever."""
+    from kiosk.table.config import DEMO_RECORDING
     from kiosk.table.sources import open_source
 
     demo = _is_demo(spec)
-    return open_source(None if demo else spec, realtime=True, loop=demo, hub=hub, camera=camera)
+    builtin = spec is None or Path(spec).resolve() == DEMO_RECORDING.resolve()  # None: the demo, or why it is missing
+    return open_source(None if builtin else spec, realtime=True, loop=demo, hub=hub, camera=camera)
 
 
 def records_location(db: str | None, records, demo: bool) -> tuple[Path | None, Path | None]:
@@ -121,7 +127,7 @@ def _check_exposure(host: str, pin_hash: str | None) -> None:
 
 
 def run(args) -> int:
-    from kiosk.table.config import load_config
+    from kiosk.table.config import for_game, load_config
     from kiosk.table.hub import Hub
     from kiosk.web.app import attach_runner, create_app
     from kiosk.web.service import sd_notify, start_server, watchdog_interval
@@ -130,7 +136,7 @@ def run(args) -> int:
     if not args.verbose:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
     path = config_path(args.config)
-    cfg = load_config(path)
+    cfg = for_game(load_config(path), getattr(args, "game", None))
     host = args.host or cfg.web.host
     port = args.port if args.port is not None else cfg.web.port
     _check_exposure(host, cfg.web.floor_pin_hash)
@@ -151,12 +157,12 @@ def run(args) -> int:
         print(f"kiosk run: dealer display on http://{host}:{port}/  (config: {path or 'built-in defaults'}; "
               f"source: {spec}; records: {records})", flush=True)
 
-        from kiosk.table.runner import TableRunner
+        from kiosk.paigow.runner import runner_class
         from kiosk.vision.reader import load_reader
 
         reader = load_reader(model_dir=_models_dir(args.models))
         # Recording: read each frame as the recorder stores it, so a replay reads the same pixels.
-        runner = TableRunner(cfg, source, reader, hub, jpeg_quality=recorder.jpeg_quality if recorder else None)
+        runner = runner_class(cfg)(cfg, source, reader, hub, jpeg_quality=recorder.jpeg_quality if recorder else None)
         attach_runner(app, runner)
         runner.start()
         sd_notify("READY=1")

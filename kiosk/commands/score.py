@@ -27,7 +27,7 @@ from kiosk.rules.report import showdown_report
 
 def register(subparsers) -> None:
     parser = command_parser(
-        subparsers, "score", "score Chinese Poker showdowns and settle them (JSON in, JSON or text out)", __doc__)
+        subparsers, "score", "score Chinese Poker showdowns or Pai Gow tables and settle them (JSON in, JSON or text out)", __doc__)
     parser.add_argument("file", metavar="FILE", help="showdown JSON file, or - for stdin")
     parser.add_argument(
         "--text", action="store_true", help="print a readable report instead of JSON"
@@ -66,7 +66,12 @@ def read_json(path: str, what: str = "showdown") -> object:
 
 
 def score_one(obj: object, profiles: Mapping[str, ScoringProfile] | None = None) -> dict:
-    """Score ONE showdown object; a showdown that cannot be scored gets `{"error": ...}` in its slot."""
+    """Score ONE input object: a table naming its `game` (Pai Gow Poker) or a Chinese Poker showdown; one that
+    cannot be scored gets `{"error": ...}` in its slot."""
+    if isinstance(obj, dict) and "game" in obj:
+        from kiosk.paigow.api import score_game_json
+
+        return score_game_json(obj)
     return score_json(obj, profiles)
 
 
@@ -116,8 +121,7 @@ class ResultWriter:
         self.count += 1
         if self.text:
             shown = result if isinstance(result, dict) else {"error": error}
-            label = f"Showdown {self.count}"
-            self.stream.write(("\n" if self.count > 1 else "") + showdown_report(shown, label) + "\n")
+            self.stream.write(("\n" if self.count > 1 else "") + _report(shown, self.count) + "\n")
         else:
             if result is None or isinstance(result, dict):
                 result = dumps_result(result if result is not None else {"error": error}, self.pretty)
@@ -135,6 +139,12 @@ class ResultWriter:
             self.stream.write(("\n]" if self.pretty else "]") if self.count else "[]")
         if not self.text:
             self.stream.write("\n")
+
+
+def _report(result: dict, n: int) -> str:
+    from kiosk.paigow.report import is_paigow, table_report
+
+    return table_report(result, f"Table {n}") if is_paigow(result) else showdown_report(result, f"Showdown {n}")
 
 
 def dumps_result(result: dict, pretty: bool) -> str:

@@ -151,6 +151,11 @@ def replay_config(record: VerdictRecord, cfg=None, profile: str | None = None):
     if profile:
         game["profile"] = profile
     data["game"] = game
+    if showdown.get("game") == "paigow":
+        from kiosk.paigow.judge import paigow_config_of
+
+        game["name"] = "paigow"
+        data["paigow"] = paigow_config_of(showdown, data.get("paigow") or {})
     try:
         return KioskConfig.model_validate(data)
     except ValidationError as err:
@@ -183,8 +188,9 @@ def _clip_gaps(hand: HandRecord) -> list[str]:
 
 
 def replay_hand(store: HandStore, hand_id: str, reader, cfg=None, profile: str | None = None) -> HandReplay:
-    """Re-run a recorded hand through a fresh TableRunner and compare verdict by verdict."""
-    from kiosk.table.runner import TableRunner
+    """Re-run a recorded hand through a fresh TableRunner (the pipeline of its game) and compare
+    verdict by verdict."""
+    from kiosk.paigow.runner import runner_class
     from kiosk.table.sources import Frame
 
     hand = store.hand(hand_id)
@@ -218,7 +224,7 @@ def replay_hand(store: HandStore, hand_id: str, reader, cfg=None, profile: str |
     hub = Hub()
     published: list[Verdict] = []
     hub.subscribe(lambda e: published.append(e.data["verdict"]) if e.kind == "verdict" else None)
-    runner = TableRunner(run_cfg, None, reader, hub)
+    runner = runner_class(run_cfg)(run_cfg, None, reader, hub)
     # Actions recorded after the first verdict but carrying no frame go after every frame.
     pending = [a for a in hand.actions if a.action.kind not in ("new_hand", "wrong_pin")]
     frames = 0
@@ -259,7 +265,7 @@ def replay_video(path: Path, reader, cfg, store: HandStore | None = None) -> lis
     A replayed hand matches the recorded hand of the same source whose key frame is
     nearest (within 3 seconds of frames); hands without a record are reported as such.
     """
-    from kiosk.table.runner import TableRunner
+    from kiosk.paigow.runner import runner_class
     from kiosk.table.sources import open_source
 
     source = open_source(path, realtime=False, loop=False)
@@ -267,7 +273,7 @@ def replay_video(path: Path, reader, cfg, store: HandStore | None = None) -> lis
     published: list[Verdict] = []
     hub.subscribe(lambda e: published.append(e.data["verdict"]) if e.kind == "verdict" else None)
     # The live kiosk read each frame as it recorded it (JPEG): so does the replay of its video.
-    runner = TableRunner(cfg, source, reader, hub, jpeg_quality=JPEG_QUALITY)
+    runner = runner_class(cfg)(cfg, source, reader, hub, jpeg_quality=JPEG_QUALITY)
     try:
         runner.run_to_end()
     finally:

@@ -65,6 +65,10 @@ def rule_lines(result: dict) -> list[RuleLine]:
     """Every ruling of a scored showdown with the rule behind it, seats first, then pairs, then payment."""
     if not isinstance(result, dict) or "error" in result:
         return []
+    if result.get("game") == "paigow":
+        from kiosk.paigow.rulings import paigow_rulings
+
+        return [RuleLine(*line) for line in paigow_rulings(result)]
     out: list[RuleLine] = []
     for s in result.get("seats") or []:
         text = s.get("explanation") or ""
@@ -278,6 +282,9 @@ def seat_card_lines(shown: dict, scored: dict | None) -> list[str]:
             cards = " ".join(map(str, shown.get(name) or [])) or "no cards"
             hand = rows.get(name, {}).get("hand") if isinstance(rows.get(name), dict) else None
             lines.append(f"{name}: {cards}" + (f" ({hand})" if hand else ""))
+    for name in ("high", "low"):  # a Pai Gow spot's two hands
+        if name in shown:
+            lines.append(f"{name}: " + (" ".join(map(str, shown.get(name) or [])) or "no cards"))
     if shown.get("cards"):
         lines.append(f"pile ({len(shown['cards'])} cards): " + " ".join(map(str, shown["cards"])))
     if (scored or {}).get("natural_text"):
@@ -290,6 +297,10 @@ def seat_card_lines(shown: dict, scored: dict | None) -> list[str]:
 def _cards_section(doc: _Doc, v, result: dict) -> None:
     doc.heading("Cards as read")
     scored = {s.get("seat"): s for s in result.get("seats") or []}
+    banker = v.showdown.get("banker")  # a Pai Gow table's
+    if banker:
+        doc.text(f"Banker (seat {banker.get('seat', 0)})", 0.55, INK, bold=True, gap=2)
+        doc.text("   |   ".join(seat_card_lines(banker, None)), 0.5, INK, indent=30, gap=6)
     for shown in v.showdown.get("seats", []):
         seat = shown.get("seat")
         s = scored.get(seat) or {}
@@ -316,7 +327,12 @@ def _rules_section(doc: _Doc, result: dict) -> None:
 def _payments_section(doc: _Doc, result: dict) -> None:
     doc.heading("Payments (in order)")
     transfers = result.get("transfers") or []
-    if not transfers:
+    if result.get("game") == "paigow" and "error" not in result:
+        from kiosk.paigow.rulings import payment_lines
+
+        for line in payment_lines(result):
+            doc.text(line["text"], 0.55)
+    elif not transfers:
         doc.text("no payments", 0.5, MUTED)
     for t in transfers:
         doc.text(f"seat {t['from']} pays seat {t['to']}: {t['amount']}", 0.55)

@@ -38,6 +38,8 @@ def summarize(showdown: dict, result: dict) -> HandSummary:
         for t in (result.get("transfers") or [] if isinstance(result, dict) else [])
         if isinstance(t, dict)
     ]
+    if isinstance(result, dict) and result.get("game") == "paigow":  # each player's settlement with the banker
+        amounts = [abs(float(s.get("net") or 0)) for s in seat_results if isinstance(s, dict) and s.get("net")]
     return HandSummary(
         seats=tuple(sorted(int(s) for s in seats if isinstance(s, int))),
         fouled=tuple(sorted(int(s) for s in fouled if isinstance(s, int))),

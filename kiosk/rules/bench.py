@@ -30,6 +30,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=2024, help="random seed (default 2024)")
     parser.add_argument("--command-showdowns", type=int, default=10_000, metavar="N",
                         help="showdowns in the file timed through `kiosk score` (default 10000; 0: skip)")
+    parser.add_argument(
+        "--game", choices=("chinese-poker", "paigow"), default="chinese-poker",
+        help="which game's rules to time (default chinese-poker)",
+    )
 
 
 def set_hand(cards: list[Card]) -> tuple[list[Card], list[Card], list[Card]]:
@@ -141,6 +145,10 @@ def command_figures(rng: random.Random, count: int, in_process: float) -> None:
 
 
 def run(args) -> int:
+    if getattr(args, "game", "chinese-poker") == "paigow":
+        from kiosk.paigow.bench import run as run_paigow
+
+        return run_paigow(args)
     from kiosk.rules.api import score_json
     from kiosk.rules.naturals import bench_naturals
     from kiosk.rules.scoring import score_showdown

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from kiosk.errors import KioskError
 
 DEMO_RECORDING = Path(__file__).resolve().parent.parent / "data" / "demo" / "table.mp4"
+PAIGOW_DEMO = DEMO_RECORDING.with_name("paigow.mp4")  # its table settings (the bets): paigow.json
 FACINGS = ("bottom", "left", "top", "right")
 # Default seat of each table edge, seen from above: seat 1 at the bottom, clockwise.
 DEFAULT_FACING = {1: "bottom", 2: "left", 3: "top", 4: "right"}
@@ -97,6 +98,8 @@ class PairStake(_Section):
 
 
 class Game(_Section):
+    # The game this table deals: Chinese Poker, or Pai Gow Poker (its settings: the `paigow` section).
+    name: Literal["chinese-poker", "paigow"] = "chinese-poker"
     profile: str = "mandarin"
     button: int | None = None
     dead: tuple[int, ...] = ()
@@ -114,6 +117,73 @@ class Game(_Section):
         except KioskError as err:
             raise ValueError(str(err)) from None
         return name
+
+
+class PaiGowSpot(_Section):
+    """One Pai Gow spot: a box in fractions of the felt (x0, y0, x1, y1), its low row's band."""
+
+    spot: int = Field(ge=0, le=7)
+    box: tuple[float, float, float, float]
+    low_side: Literal["top", "bottom"] = "top"
+
+    @field_validator("box")
+    @classmethod
+    def _box(cls, box):
+        x0, y0, x1, y1 = box
+        if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+            raise ValueError("a box is [x0, y0, x1, y1], fractions of the felt with 0 <= x0 < x1 <= 1, same for y")
+        return box
+
+
+class PaiGow(_Section):
+    """Pai Gow Poker at this table (docs/paigow.md); used when `game.name` is `paigow`."""
+
+    house_way: str = "foxwoods"
+    # A casino's own house ways (docs/paigow.md), each {name, base, ...}; `house_way` may name one.
+    house_ways: tuple[dict, ...] = ()
+    commission: float = Field(0.05, ge=0, lt=1)
+    banker: int = Field(0, ge=0, le=7)  # 0: the dealer banks; 1-7: that seat banks (its cards on its spot)
+    bets: dict[int, float] = Field(default_factory=dict)  # seat -> bet
+    default_bet: float | None = Field(None, gt=0)  # the bet of a seat not in `bets`; null: none
+    banker_stack: float | None = Field(None, ge=0)  # a player-banker's chips (the kiosk warns if short)
+    spots: tuple[PaiGowSpot, ...] | None = None  # null: the default geometry
+
+    @model_validator(mode="after")
+    def _valid(self):
+        from kiosk.paigow.houseway import HouseWayError, get_house_way
+
+        try:
+            get_house_way(self.house_way, self.custom_house_ways())
+        except HouseWayError as err:
+            raise _LocatedError(("paigow", "house_way"), str(err)) from None
+        for seat, bet in self.bets.items():
+            if not 1 <= seat <= 7 or bet <= 0:
+                raise _LocatedError(("paigow", "bets", seat), f"a bet is seat 1-7: amount above 0, not {seat}: {bet}")
+        numbers = [z.spot for z in self.spots or ()]
+        for i, n in enumerate(numbers):
+            if numbers.count(n) > 1:
+                raise _LocatedError(("paigow", "spots", i, "spot"), f"spot {n} has two boxes")
+        return self
+
+    def custom_house_ways(self) -> dict:
+        """The casino's own house ways by name (a later one may use an earlier one as `base`)."""
+        from kiosk.paigow.houseway import HouseWayError, house_way_from_dict
+
+        ways: dict = {}
+        for i, raw in enumerate(self.house_ways):
+            try:
+                way = house_way_from_dict(raw, ways)
+            except HouseWayError as err:
+                raise _LocatedError(("paigow", "house_ways", i), str(err)) from None
+            ways[way.name] = way
+        return ways
+
+    def house_way_value(self):
+        """The house way as the table sends it to `kiosk score`: a built-in's name, or the whole definition."""
+        from kiosk.paigow.houseway import house_way_to_dict
+
+        custom = self.custom_house_ways()
+        return house_way_to_dict(custom[self.house_way]) if self.house_way in custom else self.house_way
 
 
 class Stabilizer(_Section):
@@ -241,6 +311,7 @@ class KioskConfig(_Section):
     camera: Camera = Camera()
     geometry: Geometry = Geometry()
     game: Game = Game()
+    paigow: PaiGow = PaiGow()
     stabilizer: Stabilizer = Stabilizer()
     motion: Motion = Motion()
     web: Web = Web()
@@ -302,6 +373,22 @@ class _LocatedError(ValueError):
         super().__init__(message)
         self.loc = loc
         self.message = message
+
+
+def for_game(cfg: KioskConfig, game: str | None, source: str | Path | None = None) -> KioskConfig:
+    """The config with `game.name` set (`--game`). A Pai Gow table left on the built-in demo plays
+    the Pai Gow demo recording; on that recording (or `source`, when it is that recording) the demo
+    table's bets apply where the config gives none."""
+    data = cfg.model_dump()
+    data["game"]["name"] = game or cfg.game.name
+    if data["game"]["name"] == "paigow":
+        if source is None and Path(str(cfg.source)).resolve() == DEMO_RECORDING.resolve():
+            data["source"] = str(PAIGOW_DEMO)
+        playing = Path(str(source if source is not None else data["source"])).resolve()
+        if playing == PAIGOW_DEMO.resolve() and not cfg.paigow.bets and cfg.paigow.default_bet is None:
+            demo = json.loads(PAIGOW_DEMO.with_suffix(".json").read_text(encoding="utf-8"))
+            data["paigow"]["bets"] = {int(k): v for k, v in demo["config"]["paigow"]["bets"].items()}
+    return cfg if data == cfg.model_dump() else KioskConfig.model_validate(data)
 
 
 def load_config(path: str | Path | None) -> KioskConfig:

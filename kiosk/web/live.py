@@ -164,6 +164,15 @@ class LiveState:
         cfg = self.cfg
         web = getattr(cfg, "web", None)
         table = getattr(cfg, "table", None)
+        if is_paigow(cfg):
+            from kiosk.paigow.view import paigow_page_state
+
+            return paigow_page_state(
+                self.verdict, self.phase, hand_id=self.hand_id, table=getattr(table, "name", "table-1"),
+                four_colour=bool(getattr(web, "four_colour", False)), source=self.source,
+                last_action=self.last_action, has_frame=self.frame is not None,
+                reading=None if self._has_verdict() else getattr(getattr(self.runner, "state", None), "snapshot", None),
+            ) | {"version": self.version, "event_id": self.event_id, "frame_age": self.frame_age()}
         return page_state(
             self.verdict,
             self.phase,
@@ -180,6 +189,11 @@ class LiveState:
             has_frame=self.frame is not None,
             pin_set=bool(getattr(web, "floor_pin_hash", None)),
         ) | {"version": self.version, "event_id": self.event_id, "frame_age": self.frame_age()}
+
+
+def is_paigow(cfg: Any) -> bool:
+    """Does this table deal Pai Gow Poker (config `game.name`)?"""
+    return getattr(getattr(cfg, "game", None), "name", None) == "paigow"
 
 
 def seat_positions(cfg: Any) -> dict[int, str]:

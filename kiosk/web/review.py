@@ -152,15 +152,18 @@ def _cards_by_seat(verdict) -> list[dict]:
     result = verdict.result if isinstance(verdict.result, dict) else {}
     seat_results = {s.get("seat"): s for s in result.get("seats") or []}
     out = []
-    for s in verdict.showdown.get("seats", []):
+    seats = verdict.showdown.get("seats", [])
+    if verdict.showdown.get("game") == "paigow":  # the banker's hand first, as laid out
+        seats = [dict(verdict.showdown.get("banker") or {}, banker=True)] + seats
+    for s in seats:
         seat = s.get("seat")
-        res = seat_results.get(seat, {})
+        res = seat_results.get(seat, {}) if not s.get("banker") else {"status": "banker"}
         rows = []
-        for row in ("front", "middle", "back", "cards"):
+        for row in ("front", "middle", "back", "cards", "high", "low"):
             cards = s.get(row)
             if not cards:
                 continue
-            described = ((res.get("rows") or {}).get(row) or {}).get("hand")
+            described = ((res.get("rows") or {}).get(row) or {}).get("hand") or (res.get("hands") or {}).get(row)
             rows.append({
                 "name": "pile" if row == "cards" else row,
                 "hand": described,
@@ -178,6 +181,15 @@ def _cards_by_seat(verdict) -> list[dict]:
     return out
 
 
+def _paigow_payments(result) -> list[dict] | None:
+    """A scored Pai Gow table's payments (None for Chinese Poker: its transfers are listed)."""
+    if not isinstance(result, dict) or result.get("game") != "paigow" or "error" in result:
+        return None
+    from kiosk.paigow.rulings import payment_lines
+
+    return payment_lines(result)
+
+
 @blueprint.get("/hands/<hand_id>")
 def hand(hand_id: str):
     store = _store()
@@ -190,7 +202,8 @@ def hand(hand_id: str):
     return render_template(
         "review/hand.html", hand=hand, rev=rev, verdict=rev.verdict, result=rev.verdict.result,
         key=key, key_rev=key_rev, frame_size=size, clip=clip, seats=_cards_by_seat(rev.verdict),
-        rulings=rule_lines(rev.verdict.result), status_labels=STATUS_LABELS, rule_titles=RULE_TITLES,
+        rulings=rule_lines(rev.verdict.result), paigow_payments=_paigow_payments(rev.verdict.result),
+        status_labels=STATUS_LABELS, rule_titles=RULE_TITLES,
         pin_required=bool(getattr(getattr(cfg, "web", None), "floor_pin_hash", None)),
         message=request.args.get("message"),
     )

@@ -14,6 +14,7 @@ from kiosk.errors import KioskError
 from kiosk.table.actions import ActionError, DealerAction, parse_action, seat_number
 from kiosk.web import sse
 from kiosk.web.camera import camera_jpeg
+from kiosk.web.live import is_paigow
 from kiosk.web.security import check_floor_pin
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ def _seat_count() -> int:
 def page():
     live = _live()
     return render_template(
-        "live.html",
+        "paigow.html" if is_paigow(live.cfg) else "live.html",
         state=live.state(),
         heartbeat_ms=int(current_app.config["KIOSK_HEARTBEAT"] * 1000),
         boot=live.boot,
