@@ -74,7 +74,10 @@ def healthz():
     live = _live()
     source = live.source or {}
     ok = not live.closed and source.get("status") not in ("lost",)
-    return jsonify(ok=ok, phase=live.phase, source=source, version=live.version), (200 if ok else 503)
+    shipper = current_app.config.get("KIOSK_SHIPPER")
+    central = shipper.state().to_json() if shipper is not None else None  # offline-first: never makes ok false
+    return jsonify(ok=ok, phase=live.phase, source=source, version=live.version, central=central), \
+        (200 if ok else 503)
 
 
 @blueprint.get("/events")
