@@ -27,6 +27,7 @@ COMMANDS = (
     "audit",
     "pin",
     "quantize",
+    "floor",
 )
 
 

@@ -13,7 +13,7 @@ from records_support import correction, frame_image, make_verdict
 
 
 def record_hands(store: HandStore, media_dir, table: str, first: int, count: int, *, corrected_every: int = 3,
-                 frames: int = 3) -> list[str]:
+                 frames: int = 3, at: float | None = None) -> list[str]:
     """`count` hands through the Recorder (key frame + clip each); every `corrected_every`-th gets a
     dealer correction and a second revision. Returns the hand ids."""
     hub = Hub()
@@ -24,11 +24,13 @@ def record_hands(store: HandStore, media_dir, table: str, first: int, count: int
         hub.publish("phase", phase="cards_down", hand_id=hand_id)
         for i in range(frames):
             hub.publish("frame", frame_index=i, timestamp=i / 5, image=frame_image(i + n), hand_id=hand_id)
-        v = make_verdict(hand_id, frame_index=frames - 1)
+        when = None if at is None else at + 60 * n  # hand n decided n minutes after `at`
+        v = make_verdict(hand_id, frame_index=frames - 1, decided_at=when)
         hub.publish("verdict", verdict=replace(v, table=table))
         if corrected_every and n % corrected_every == 0:
             hub.publish("action", action=correction(hand_id, before="Qs", after="4s"), ok=True, message="")
-            v2 = make_verdict(hand_id, frame_index=frames - 1, foul_seat2=False)
+            v2 = make_verdict(hand_id, frame_index=frames - 1, foul_seat2=False,
+                              decided_at=None if when is None else when + 30)
             hub.publish("verdict", verdict=replace(v2, table=table))
         ids.append(hand_id)
     assert rec.flush()
