@@ -45,3 +45,89 @@ def central_rows(dsn: str, table: str) -> list[tuple[int, str]]:
 
 def local_rows(store: HandStore) -> list[tuple[int, str]]:
     return [tuple(r) for r in store._conn().execute("SELECT seq, hash FROM records ORDER BY seq")]
+
+
+class LinkProxy:
+    """A TCP relay on 127.0.0.1 between a shipper and PostgreSQL whose link can be cut and restored:
+    `cut()` drops every open connection and refuses new ones, as a pulled cable or a dead switch does."""
+
+    def __init__(self, target_port: int):
+        import socket
+        import threading
+
+        self.target = ("127.0.0.1", target_port)
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        self.up = threading.Event()
+        self.up.set()
+        self.open: list = []
+        self.cuts = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+        import threading
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if not self.up.is_set():
+                client.close()
+                continue
+            try:
+                server = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            self.open += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a, b) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def cut(self) -> None:
+        import socket
+
+        self.up.clear()
+        self.cuts += 1
+        for s in self.open:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+            except OSError:
+                pass
+        self.open = []
+
+    def restore(self) -> None:
+        self.up.set()
+
+    def close(self) -> None:
+        self.cut()
+        self.listener.close()
+
+
+def exactly_once(dsn: str, table: str, store: HandStore) -> None:
+    """Every record of the table is in PostgreSQL once, in order, with its hash; every hand's revisions too."""
+    assert central_rows(dsn, table) == local_rows(store)
+    with psycopg.connect(dsn) as conn:
+        dup = conn.execute("SELECT hand_id, revision, count(*) FROM verdicts WHERE table_id = %s "
+                           "GROUP BY 1, 2 HAVING count(*) > 1", (table,)).fetchall()
+        hands = conn.execute("SELECT count(*) FROM floor_hands WHERE table_id = %s", (table,)).fetchone()[0]
+    assert dup == []
+    assert hands == len(store.hand_ids())

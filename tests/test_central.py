@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import psycopg
@@ -117,6 +118,16 @@ def test_another_kiosk_with_the_same_table_name_is_refused_and_named(central_dsn
     assert compare_with_local(central_dsn, "t9", first) is None
 
 
+def test_one_record_database_shipped_under_two_names_is_refused(central_dsn, tmp_path):
+    store, media = table(tmp_path, "t1")
+    record_hands(store, media, "t1", 1, 2, corrected_every=0)
+    shipper(store, central_dsn, tmp_path, "t1").ship_once()
+    again = shipper(store, central_dsn, tmp_path, "t1-copy")
+    with pytest.raises(Exception, match="on the floor already as table t1's"):
+        again.ship_once()
+    assert central_rows(central_dsn, "t1-copy") == []
+
+
 def test_retention_keeps_what_the_floor_has_not_got_and_central_verify_spans_pruned_runs(central_dsn, tmp_path):
     store, media = table(tmp_path, "t6")
     later = time.time() + 200 * 86400
@@ -174,3 +185,34 @@ def test_healthz_says_how_far_behind_the_floor_is_and_stays_ok_offline(central_d
         assert central["table"] == "t8" and central["shipped_seq"] == (2 if s is up else None)
     assert "cannot reach the central database" in down.state().error
     assert down.state().local_seq == 3
+
+
+def test_kiosk_audit_verify_central_names_each_table_and_one_that_differs_from_its_sqlite(central_dsn, tmp_path,
+                                                                                        capsys):
+    from kiosk.cli import main
+
+    stores = {}
+    for name in ("t1", "t2"):
+        stores[name], media = table(tmp_path, name)
+        record_hands(stores[name], media, name, 1, 3)
+        shipper(stores[name], central_dsn, tmp_path, name).ship_once()
+    config = tmp_path / "kiosk.yaml"
+    config.write_text(f"table:\n  name: t2\nrecords:\n  db: {stores['t2'].path}\n  central:\n"
+                      f"    dsn: {central_dsn}\n    media_dir: {tmp_path / 'floor-media'}\n")
+    assert main(["audit", "verify", "--central", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"table t1: all 5 records intact, \d+ media files match \(head \w{16}\)", out)
+    assert "table t2: the floor's chain is this kiosk's" in out
+    # A table PC whose record database was replaced by another one: named.
+    assert main(["audit", "verify", "--central", "--config", str(config), "--db", str(stores["t1"].path)]) == 1
+    assert "table t2: DIFFERS from this kiosk's records: record 1 differs" in capsys.readouterr().out
+    with psycopg.connect(central_dsn) as conn:
+        conn.execute("UPDATE actions SET after_card = '5s' WHERE table_id = 't1'")
+    assert main(["audit", "verify", "--central", "--config", str(config), "--no-media"]) == 1
+    out = capsys.readouterr().out
+    assert "table t1: TAMPERED: record 4 (hand t1-00003, dealer action correct_card) was altered" in out
+    assert "table t2: all 5 records intact (head" in out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("records:\n  central:\n    dsn: host=127.0.0.1 port=1 dbname=x\n    media_dir: /tmp/x\n")
+    assert main(["audit", "verify", "--central", "--config", str(bad)]) == 1
+    assert "kiosk audit: cannot reach the central database" in capsys.readouterr().err

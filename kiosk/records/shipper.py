@@ -206,7 +206,11 @@ class Shipper:
         now = time.time()
         records = [(r["hash"], self.table, r["seq"], r["kind"], r["hand_id"], r["created_at"], r["prev_hash"], now)
                    for r, _ in batch]
-        _copy_in(conn, "records", RECORD_INSERT_COLUMNS, records)
+        if _copy_in(conn, "records", RECORD_INSERT_COLUMNS, records) != len(records):
+            taken = conn.execute("SELECT table_id FROM records WHERE hash = ANY(%s) AND table_id != %s LIMIT 1",
+                                 ([r[0] for r in records], self.table)).fetchone()
+            raise Diverged(f"these records are on the floor already as table {taken[0] if taken else '?'}'s: "
+                           f"one record database shipped under two names ({self.table})")
         hashes = {r["seq"]: r["hash"] for r, _ in batch}
         for table in CHILD_TABLES:
             cols = child_columns(table)
@@ -285,10 +289,10 @@ class Shipper:
         self._state = replace(self._state, **changes)
 
 
-def _copy_in(conn, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
-    """COPY rows into a per-session staging table, then insert the ones not there yet."""
+def _copy_in(conn, table: str, columns: tuple[str, ...], rows: list[tuple]) -> int:
+    """COPY rows into a per-session staging table, then insert the ones not there yet; returns how many."""
     if not rows:
-        return
+        return 0
     cols = ", ".join(columns)
     stage = f"stage_{table}"
     with conn.cursor() as cur:
@@ -297,6 +301,7 @@ def _copy_in(conn, table: str, columns: tuple[str, ...], rows: list[tuple]) -> N
             for row in rows:
                 copy.write_row(row)
         cur.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {stage} ON CONFLICT DO NOTHING")
+        return cur.rowcount
 
 
 def _upsert_hands(conn, table: str, verdicts: list[tuple[dict, dict]]) -> None:
