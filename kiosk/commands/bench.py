@@ -11,6 +11,7 @@ TARGETS = {
     "rules": ("kiosk.rules.bench", "showdowns scored per second, worst-case natural check"),
     "detector": ("kiosk.vision.bench", "frame read time per export format"),
     "pipeline": ("kiosk.table.bench", "frame-to-verdict latency, time to verdict, memory soak"),
+    "floor": ("kiosk.records.floor_bench", "tables shipping into one PostgreSQL: hands/s, lag, review search"),
 }
 
 

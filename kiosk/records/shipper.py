@@ -29,11 +29,13 @@ from pathlib import Path
 
 from kiosk.records.central_schema import SCHEMA_VERSION, child_columns
 from kiosk.records.chain import file_sha256
-from kiosk.records.media import safe_name, write_atomic
+from kiosk.records.media import safe_name, sync_filesystem, write_unsynced
 from kiosk.records.store import CHILD_TABLES, HandStore
 
 log = logging.getLogger(__name__)
 SHIPPED_KEY = "central_shipped_seq"
+HAND_COLUMNS = ("table_id", "hand_id", "record_hash", "revision", "table_name", "started_at", "first_decided_at",
+                "status", "seats", "fouled", "naturals", "total_paid", "largest_payment", "revisions", "verdict_text")
 RECORD_INSERT_COLUMNS = ("hash", "table_id", "seq", "kind", "hand_id", "created_at", "prev_hash", "shipped_at")
 
 
@@ -173,11 +175,14 @@ class Shipper:
         return seq
 
     def _copy_media(self, batch) -> dict[tuple[int, int], str | None]:
-        """Copy each media file of the batch to the floor's folder, checked by hash."""
+        """Copy each media file of the batch to the floor's folder, checked by hash, on disk before
+        any record names it."""
         paths = {}
         for record, children in batch:
             for m in children.get("media", []):
                 paths[(m["seq"], m["position"])] = self._copy_one(m)
+        if paths:
+            sync_filesystem(self.media_dir)
         return paths
 
     def _copy_one(self, m: dict) -> str | None:
@@ -197,7 +202,7 @@ class Shipper:
                         m["seq"], source)
             self._set(media_problems=self._state.media_problems + 1)
             return None
-        write_atomic(dest, data)
+        write_unsynced(dest, data)
         if file_sha256(dest) != m["sha256"]:
             raise OSError(f"the copy of {source} in {self.media_dir} does not match its sha256")
         return rel
@@ -289,7 +294,8 @@ class Shipper:
         self._state = replace(self._state, **changes)
 
 
-def _copy_in(conn, table: str, columns: tuple[str, ...], rows: list[tuple]) -> int:
+def _copy_in(conn, table: str, columns: tuple[str, ...], rows: list[tuple],
+             conflict: str = "ON CONFLICT DO NOTHING") -> int:
     """COPY rows into a per-session staging table, then insert the ones not there yet; returns how many."""
     if not rows:
         return 0
@@ -300,7 +306,7 @@ def _copy_in(conn, table: str, columns: tuple[str, ...], rows: list[tuple]) -> i
         with cur.copy(f"COPY {stage} ({cols}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
-        cur.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {stage} ON CONFLICT DO NOTHING")
+        cur.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {stage} {conflict}")
         return cur.rowcount
 
 
@@ -310,21 +316,16 @@ def _upsert_hands(conn, table: str, verdicts: list[tuple[dict, dict]]) -> None:
 
     from kiosk.records.summary import verdict_text
 
-    rows = [
-        (table, v["hand_id"], r["hash"], v["revision"], v["table_name"], v["started_at"], v["decided_at"],
-         v["status"], v["seats"], v["fouled"], v["naturals"], v["total_paid"], v["largest_payment"],
-         v["revision"] + 1, verdict_text(json.loads(v["result_json"]), json.loads(v["needs_check_json"])).lower())
-        for r, v in verdicts
-    ]
-    if not rows:
-        return
-    with conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO floor_hands VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) "
-            "ON CONFLICT (table_id, hand_id) DO UPDATE SET record_hash = EXCLUDED.record_hash, "
-            "revision = EXCLUDED.revision, table_name = EXCLUDED.table_name, status = EXCLUDED.status, "
-            "seats = EXCLUDED.seats, fouled = EXCLUDED.fouled, naturals = EXCLUDED.naturals, "
-            "total_paid = EXCLUDED.total_paid, largest_payment = EXCLUDED.largest_payment, "
-            "revisions = EXCLUDED.revisions, verdict_text = EXCLUDED.verdict_text "
-            "WHERE floor_hands.revision < EXCLUDED.revision",
-            rows)
+    newest: dict[str, tuple] = {}
+    for r, v in verdicts:  # in seq order: a later revision of the same hand replaces an earlier one
+        first = newest[v["hand_id"]][6] if v["hand_id"] in newest else v["decided_at"]
+        newest[v["hand_id"]] = (
+            table, v["hand_id"], r["hash"], v["revision"], v["table_name"], v["started_at"], first,
+            v["status"], v["seats"], v["fouled"], v["naturals"], v["total_paid"], v["largest_payment"],
+            v["revision"] + 1,
+            verdict_text(json.loads(v["result_json"]), json.loads(v["needs_check_json"])).lower())
+    updated = ", ".join(f"{c} = EXCLUDED.{c}" for c in (
+        "record_hash", "revision", "table_name", "status", "seats", "fouled", "naturals", "total_paid",
+        "largest_payment", "revisions", "verdict_text"))
+    _copy_in(conn, "floor_hands", HAND_COLUMNS, list(newest.values()),
+             f"ON CONFLICT (table_id, hand_id) DO UPDATE SET {updated} WHERE floor_hands.revision < EXCLUDED.revision")
