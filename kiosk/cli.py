@@ -28,6 +28,7 @@ COMMANDS = (
     "pin",
     "quantize",
     "floor",
+    "doctor",
 )
 
 

@@ -50,7 +50,7 @@ class CentralSchemaMissing(Exception):
 @dataclass(frozen=True, slots=True)
 class ShipperState:
     table: str
-    state: str  # starting | shipping | up to date | offline | diverged | error | stopped
+    state: str  # starting | shipping | up to date | behind | offline | diverged | error | stopped
     shipped_seq: int | None = None  # newest seq PostgreSQL holds for this table
     local_seq: int | None = None  # newest seq this kiosk wrote
     last_ok_at: float | None = None  # the last time the central store answered
@@ -133,6 +133,18 @@ class Shipper:
                 break
         self._ship_flags(conn)
         return sent
+
+    def check(self) -> ShipperState:
+        """Connect, check the schema and that the floor's newest record is this kiosk's; sends nothing."""
+        try:
+            head = self._central_head(self._connection())
+            local = self.store.max_seq()
+            self._set(state="up to date" if head >= local else "behind", shipped_seq=head, local_seq=local,
+                      last_ok_at=time.time(), error=None)
+        except Exception as err:
+            self._failed(err)
+        self._disconnect()
+        return self._state
 
     def ship_all(self) -> int:
         """Until caught up; errors propagate (`kiosk floor ship`)."""
