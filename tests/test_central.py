@@ -216,3 +216,35 @@ def test_kiosk_audit_verify_central_names_each_table_and_one_that_differs_from_i
     bad.write_text("records:\n  central:\n    dsn: host=127.0.0.1 port=1 dbname=x\n    media_dir: /tmp/x\n")
     assert main(["audit", "verify", "--central", "--config", str(bad)]) == 1
     assert "kiosk audit: cannot reach the central database" in capsys.readouterr().err
+
+
+def test_the_roles_of_docs_records_md_kiosks_insert_but_never_rewrite_and_the_floor_only_reads(pg_cluster, tmp_path,
+                                                                                              capsys):
+    from kiosk.cli import main
+    from kiosk.records.central import CentralStore
+
+    with psycopg.connect(pg_cluster.dsn(), autocommit=True) as conn:
+        for role in ("floor_owner", "kiosk_table", "floor_review"):
+            if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
+                conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute("DROP DATABASE IF EXISTS floor_roles")
+        conn.execute("CREATE DATABASE floor_roles OWNER floor_owner")
+    owner, table_role, review = (pg_cluster.dsn("floor_roles", user) for user in
+                                 ("floor_owner", "kiosk_table", "floor_review"))
+    assert main(["floor", "init", "--dsn", owner, "--table-role", "kiosk_table", "--floor-role", "floor_review"]) == 0
+    assert "floor schema ready; kiosks connect as kiosk_table" in capsys.readouterr().out
+    store, media = table(tmp_path, "t1")
+    record_hands(store, media, "t1", 1, 3)
+    store.flag("t1-00001", "floor-2", "")
+    assert shipper(store, table_role, tmp_path, "t1").ship_once() == store.count()
+    with psycopg.connect(table_role, autocommit=True) as conn:
+        for sql in ("UPDATE records SET kind = 'action'", "DELETE FROM verdicts", "UPDATE evidence SET card = 'As'"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(sql)
+    floor = CentralStore(review, tmp_path / "floor-media")
+    assert [h.hand_id for h in floor.list_hands()] == ["t1-00003", "t1-00002", "t1-00001"]
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        floor._conn().execute("INSERT INTO review_flags VALUES ('t1', 'x', 0, 'me', '')")
+    floor.close()
+    assert main(["floor", "init", "--dsn", table_role]) == 1  # a kiosk's role cannot change the schema
+    assert "cannot create the floor's schema" in capsys.readouterr().err
