@@ -223,21 +223,27 @@ class Shipper:
         now = time.time()
         records = [(r["hash"], self.table, r["seq"], r["kind"], r["hand_id"], r["created_at"], r["prev_hash"], now)
                    for r, _ in batch]
-        if _copy_in(conn, "records", RECORD_INSERT_COLUMNS, records) != len(records):
-            taken = conn.execute("SELECT table_id FROM records WHERE hash = ANY(%s) AND table_id != %s LIMIT 1",
-                                 ([r[0] for r in records], self.table)).fetchone()
-            raise Diverged(f"these records are on the floor already as table {taken[0] if taken else '?'}'s: "
+        taken = conn.execute("SELECT table_id FROM records WHERE hash = ANY(%s) LIMIT 1",
+                             ([r[0] for r in records],)).fetchone()
+        if taken:
+            raise Diverged(f"these records are on the floor already as table {taken[0]}'s: "
                            f"one record database shipped under two names ({self.table})")
+        # Under the table's lock, after the head was checked: none of these rows can be there yet.
+        _copy_direct(conn, "records", RECORD_INSERT_COLUMNS, records)
         hashes = {r["seq"]: r["hash"] for r, _ in batch}
         for table in CHILD_TABLES:
+            rows = [row for _, children in batch for row in children.get(table, [])]
+            if not rows:
+                continue
             cols = child_columns(table)
-            extra = ("central_path",) if table == "media" else ()
-            rows = [
-                (hashes[row["seq"]], self.table, *(row[c] for c in cols),
-                 *((paths.get((row["seq"], row["position"])),) if extra else ()))
-                for _, children in batch for row in children.get(table, [])
-            ]
-            _copy_in(conn, table, ("record_hash", "table_id", *cols, *extra), rows)
+            if tuple(rows[0].keys()) != cols:
+                raise ValueError(f"the record database's {table} columns are not this kiosk's schema")
+            if table == "media":
+                values = [(hashes[r[0]], self.table, *r, paths.get((r["seq"], r["position"]))) for r in rows]
+                _copy_direct(conn, table, ("record_hash", "table_id", *cols, "central_path"), values)
+            else:
+                _copy_direct(conn, table, ("record_hash", "table_id", *cols), [(hashes[r[0]], self.table, *r)
+                                                                               for r in rows])
         _upsert_hands(conn, self.table, [(r, c["verdicts"][0]) for r, c in batch if c.get("verdicts")])
         last = batch[-1][0]
         conn.execute(
@@ -304,6 +310,13 @@ class Shipper:
         from dataclasses import replace
 
         self._state = replace(self._state, **changes)
+
+
+def _copy_direct(conn, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    if rows:
+        with conn.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
 
 
 def _copy_in(conn, table: str, columns: tuple[str, ...], rows: list[tuple],

@@ -511,22 +511,23 @@ class HandStore:
         row = self._conn().execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
         return row[0] if row else None
 
-    def export_after(self, seq: int, limit: int) -> list[tuple[dict, dict[str, list[dict]]]]:
-        """Up to `limit` records after `seq`, oldest first: (record row, {child table: rows}), as stored."""
+    def export_after(self, seq: int, limit: int) -> list[tuple[sqlite3.Row, dict[str, list[sqlite3.Row]]]]:
+        """Up to `limit` records after `seq`, oldest first: (record row, {child table: rows}), as stored
+        (`sqlite3.Row`: by column name or, in the schema's column order, by position)."""
         conn = self._conn()
         conn.execute("BEGIN")  # one snapshot: a record and its rows together
         try:
-            records = [dict(r) for r in conn.execute(
-                "SELECT * FROM records WHERE seq > ? ORDER BY seq LIMIT ?", (seq, int(limit)))]
+            records = conn.execute("SELECT * FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
+                                   (seq, int(limit))).fetchall()
             if not records:
                 return []
             first, last = records[0]["seq"], records[-1]["seq"]
-            children: dict[int, dict[str, list[dict]]] = {r["seq"]: {} for r in records}
+            children: dict[int, dict[str, list[sqlite3.Row]]] = {r["seq"]: {} for r in records}
             for table, order in CHILD_TABLES.items():
                 for r in conn.execute(
                         f"SELECT * FROM {table} WHERE seq BETWEEN ? AND ? ORDER BY seq, {order}", (first, last)):
-                    if r["seq"] in children:
-                        children[r["seq"]].setdefault(table, []).append(dict(r))
+                    if r[0] in children:  # seq is every child table's first column
+                        children[r[0]].setdefault(table, []).append(r)
         finally:
             conn.execute("COMMIT")
         return [(r, children[r["seq"]]) for r in records]
