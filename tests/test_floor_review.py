@@ -101,3 +101,66 @@ def test_a_hand_page_report_and_record_are_the_tables_own_and_read_only(floor):
     assert client.post("/review/hands/t1-00003/review", data={"by": "x"}).status_code == 405
     assert client.get("/review/hands/t9-00001").status_code == 404
     assert client.get("/healthz").get_json() == {"ok": True, "tables": ["t1", "t2"]}
+
+
+def _get_json(url: str, timeout: float = 60):
+    import json
+    import urllib.error
+    import urllib.request
+
+    deadline = time.time() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read())
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.3)
+
+
+@pytest.mark.slow
+def test_kiosk_run_ships_in_the_background_and_kiosk_floor_serve_serves_it(central_dsn, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from kiosk.records.pg_cluster import free_port
+
+    root = Path(__file__).resolve().parents[1]
+    store = HandStore(tmp_path / "kiosk.sqlite")
+    record_hands(store, tmp_path / "media", "t5", 1, 2, at=AT)  # recorded before the floor had a database
+    store.close()
+    config = tmp_path / "kiosk.yaml"
+    config.write_text(f"table:\n  name: t5\nrecords:\n  db: {tmp_path / 'kiosk.sqlite'}\n  media_dir: "
+                      f"{tmp_path / 'media'}\n  central:\n    dsn: {central_dsn}\n    media_dir: {tmp_path / 'floor'}\n")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    kiosk_port, floor_port = free_port(), free_port()
+    kiosk = subprocess.Popen([sys.executable, "-m", "kiosk", "run", "--config", str(config), "--port",
+                              str(kiosk_port)], env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    floor = subprocess.Popen([sys.executable, "-m", "kiosk", "floor", "serve", "--config", str(config), "--port",
+                              str(floor_port)], env=env, cwd=root, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        central = None
+        while time.time() < deadline:
+            central = _get_json(f"http://127.0.0.1:{kiosk_port}/healthz")[1].get("central")
+            if central and central["state"] == "up to date":
+                break
+            time.sleep(0.5)
+        assert central and central["state"] == "up to date" and central["shipped_seq"] == 2, central
+        status, health = _get_json(f"http://127.0.0.1:{floor_port}/healthz")
+        assert status == 200 and health["tables"] == ["t5"]
+        import urllib.request
+
+        page = urllib.request.urlopen(f"http://127.0.0.1:{floor_port}/review/?table=t5").read().decode()
+        assert 'data-hand="t5-00002"' in page and 'data-hand="t5-00001"' in page
+    finally:
+        for proc in (kiosk, floor):
+            proc.send_signal(signal.SIGTERM)
+        assert kiosk.wait(60) == 0, kiosk.stderr.read().decode()[-2000:]
+        assert floor.wait(30) == 0
