@@ -164,3 +164,38 @@ def test_kiosk_run_ships_in_the_background_and_kiosk_floor_serve_serves_it(centr
             proc.send_signal(signal.SIGTERM)
         assert kiosk.wait(60) == 0, kiosk.stderr.read().decode()[-2000:]
         assert floor.wait(30) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_floor_searches_in_a_real_browser_on_a_tablet(central_dsn, tmp_path, browser, shots):
+    from kiosk.records.pg_cluster import free_port
+    from kiosk.web.service import start_server
+
+    for name, count in (("t1", 4), ("t2", 3)):
+        store = HandStore(tmp_path / name / "kiosk.sqlite")
+        record_hands(store, tmp_path / name / "media", name, 1, count, at=AT)
+        Shipper(store, central_dsn, tmp_path / "floor-media", name).ship_once()
+        store.close()
+    central = CentralStore(central_dsn, tmp_path / "floor-media")
+    port = free_port()
+    server, _ = start_server(create_floor_app(central), "127.0.0.1", port)
+    try:
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(f"http://127.0.0.1:{port}/")
+        assert page.locator("tr.hand").count() == 7
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+        page.select_option("select[name=table]", "t2")
+        page.fill("input[name=since]", "2026-11-30 21:02")
+        page.fill("input[name=text]", "pays seat 3")
+        page.click("#search button[type=submit]")
+        page.wait_for_load_state()
+        assert [r.get_attribute("data-hand") for r in page.locator("tr.hand").all()] == ["t2-00002"]
+        page.screenshot(path=str(shots / "floor-search.png"), full_page=True)
+        page.click("a:text('t2-00002')")
+        assert page.locator("#read-only").is_visible() and page.locator("#flag-form").count() == 0
+        assert page.locator("#key-frame img").is_visible()
+        page.close()
+    finally:
+        server.shutdown()
+        central.close()

@@ -156,6 +156,7 @@ def test_review_page_fits_a_floor_tablet(browser, server, recorded):
     assert page.locator("#key-frame img").is_visible()
     page.close()
     import urllib.error
+    import urllib.request
 
     with pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(f"{server}/review/hands/nope")  # noqa: S310 - the local test server
