@@ -146,7 +146,7 @@ def run(args) -> int:
         print(f"PostgreSQL: a throwaway server ({cluster.bindir.parent.name}) on 127.0.0.1:{cluster.port}")
     try:
         _install(dsn)
-        ok = _measure(args, dsn, work)
+        ok = _measure(args, dsn, work, cluster)
     finally:
         if cluster is not None:
             cluster.close()
@@ -164,19 +164,48 @@ def _install(dsn: str) -> None:
         install(conn)
 
 
-def _measure(args, dsn: str, work: Path) -> bool:
+def _cpu_seconds(cluster) -> tuple[float, float]:
+    """CPU seconds so far of this benchmark's child processes (the shippers) and of the PostgreSQL
+    server (the postmaster with the backends it reaped, and those alive); the server's is 0 with --dsn."""
+    import os
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server = 0.0
+    if cluster is not None:
+        tick = os.sysconf("SC_CLK_TCK")
+        master = int((cluster.data / "postmaster.pid").read_text().split()[0])
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            pid, ppid = int(stat.parent.name), int(fields[1])
+            if pid == master:
+                server += sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
+            elif ppid == master:
+                server += (int(fields[11]) + int(fields[12])) / tick
+    return children.ru_utime + children.ru_stime, server
+
+
+def _measure(args, dsn: str, work: Path, cluster=None) -> bool:
     tables = [f"bench-{i + 1}" for i in range(args.tables)]
     dbs = {t: str(work / t / "kiosk.sqlite") for t in tables}
     media = str(work / "floor-media")
     t0 = time.perf_counter()
     _parallel(fill_table, [(dbs[t], t, 1, args.hands, None, i) for i, t in enumerate(tables)])
     print(f"recorded {args.tables} x {args.hands} hands in {time.perf_counter() - t0:.0f} s (not timed below)")
+    before = _cpu_seconds(cluster)
     _parallel(_ship, [(dbs[t], dsn, media, t) for t in tables])
+    after = _cpu_seconds(cluster)
     seconds = _shipping_seconds(dbs.values())
     hands = args.tables * args.hands
     rate = hands / seconds
     print(f"shipped {hands} hands ({hands // 10} with a correction and a second revision, a key frame each) "
           f"from {args.tables} tables in {seconds:.1f} s: {rate:.0f} hands/s (target >= {TARGET_HANDS_PER_SECOND})")
+    shipper_ms, server_ms = ((a - b) * 1000 / hands for a, b in zip(after, before))
+    print(f"CPU per hand: {shipper_ms:.2f} ms in the shippers (spawn and imports included), "
+          f"{server_ms:.2f} ms in PostgreSQL" + (" (a server of its own: not measured)" if cluster is None else ""))
     lags = _live_lag(args, dsn, media, tables, dbs)
     median = statistics.median(lags)
     print(f"live: {len(lags)} hands dealt at {args.live_rate:g}/s per table; commit -> visible centrally: "
