@@ -70,8 +70,8 @@ def test_the_floor_lists_every_table_newest_first_and_searches_by_table_time_sea
     assert "since: &#39;yesterday&#39; is not a date or time" in page
 
 
-@pytest.mark.parametrize("query", ["", "seat=2&foul=yes", "text=scoop", "text=D-8", "disputed=yes",
-                                   "disputed=no", "since=2026-11-30 21:02&until=2026-11-30 21:04", "seat=3&natural=no",
+@pytest.mark.parametrize("query", ["", "seat=2&foul=yes", "text=scoop", "text=D-8", "text=seat 2 fouled",
+                                   "disputed=yes", "disputed=no", "since=2026-11-30 21:02&until=2026-11-30 21:04", "seat=3&natural=no",
                                    "min_amount=8", "status=confident&table=t1"])
 def test_the_floor_finds_the_same_hands_of_a_table_as_the_table_itself(floor, query):
     client, stores = floor

@@ -30,6 +30,8 @@ from kiosk.records.store import (
 )
 
 CHUNK = 2000  # records verified per round trip
+LISTED = ("table_id, hand_id, record_hash, started_at, first_decided_at, status, seats, fouled, naturals, "
+          "total_paid, largest_payment, revisions")
 
 
 def _seats(text: str) -> tuple[int, ...]:
@@ -88,11 +90,11 @@ class CentralStore:
         sql = (
             "SELECT h.*, (SELECT count(*) FROM actions a WHERE a.table_id = h.table_id AND a.hand_id = h.hand_id "
             "AND a.kind = 'correct_card') AS corrections, EXISTS (SELECT 1 FROM review_flags f WHERE "
-            "f.table_id = h.table_id AND f.hand_id = h.hand_id) AS under_review FROM (SELECT * FROM floor_hands "
+            "f.table_id = h.table_id AND f.hand_id = h.hand_id) AS under_review FROM (SELECT {LISTED} FROM floor_hands "
             + (" WHERE " + " AND ".join(where) if where else "")
             + " ORDER BY first_decided_at DESC, hand_id DESC LIMIT %s OFFSET %s) h"
             " ORDER BY first_decided_at DESC, hand_id DESC"
-        )
+        ).replace("{LISTED}", LISTED)
         rows = self._conn().execute(sql, [*args, int(query.limit), int(query.offset)]).fetchall()
         return [
             HandListing(
@@ -173,9 +175,11 @@ def _where(query: HandQuery) -> tuple[list[str], list]:
         where.append(flagged if query.under_review else f"NOT {flagged}")
     if query.disputed is not None:
         where.append(f"({corrected} OR {flagged})" if query.disputed else f"NOT ({corrected} OR {flagged})")
-    if query.verdict_text:
-        where.append("verdict_text LIKE %s")
-        args.append(_like(query.verdict_text.lower()))
+    if query.verdict_text:  # the words in this order (HandStore: the text as a part of the rulings')
+        # the words in this order, each the start of a word ('scoop' finds 'scoops')
+        where.append("verdict_words @@ regexp_replace(phraseto_tsquery('simple', %s)::text, "
+                     r"'''( |$)', ''':*\1', 'g')::tsquery")
+        args.append(query.verdict_text.lower())
     return where, args
 
 

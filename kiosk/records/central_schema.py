@@ -49,7 +49,6 @@ def _child_ddl(table: str) -> str:
 def ddl() -> str:
     """The whole schema (idempotent: CREATE ... IF NOT EXISTS)."""
     parts = [
-        "CREATE EXTENSION IF NOT EXISTS pg_trgm;",
         "CREATE TABLE IF NOT EXISTS kiosk_meta (key text PRIMARY KEY, value text NOT NULL);",
         """CREATE TABLE IF NOT EXISTS floor_tables (
     table_id text PRIMARY KEY,
@@ -88,12 +87,14 @@ def ddl() -> str:
     largest_payment double precision NOT NULL,
     revisions bigint NOT NULL,
     verdict_text text NOT NULL,
+    -- the ruling's words, searched as a phrase; the planner knows how common each word is
+    verdict_words tsvector GENERATED ALWAYS AS (to_tsvector('simple', verdict_text)) STORED,
     PRIMARY KEY (table_id, hand_id)
 );""",
         "CREATE INDEX IF NOT EXISTS floor_hands_time ON floor_hands(first_decided_at DESC);",
         "CREATE INDEX IF NOT EXISTS floor_hands_table_time ON floor_hands(table_id, first_decided_at DESC);",
         "CREATE INDEX IF NOT EXISTS floor_hands_hand ON floor_hands(hand_id);",
-        "CREATE INDEX IF NOT EXISTS floor_hands_text ON floor_hands USING gin (verdict_text gin_trgm_ops);",
+        "CREATE INDEX IF NOT EXISTS floor_hands_words ON floor_hands USING gin (verdict_words);",
         """CREATE TABLE IF NOT EXISTS review_flags (
     table_id text NOT NULL,
     hand_id text NOT NULL,
