@@ -71,7 +71,8 @@ def test_the_floor_lists_every_table_newest_first_and_searches_by_table_time_sea
 
 
 @pytest.mark.parametrize("query", ["", "seat=2&foul=yes", "text=scoop", "text=D-8", "text=seat 2 fouled",
-                                   "disputed=yes", "disputed=no", "since=2026-11-30 21:02&until=2026-11-30 21:04", "seat=3&natural=no",
+                                   "disputed=yes", "disputed=no", "since=2026-11-30 21:02&until=2026-11-30 21:04",
+                                   "seat=3&natural=no",
                                    "min_amount=8", "status=confident&table=t1"])
 def test_the_floor_finds_the_same_hands_of_a_table_as_the_table_itself(floor, query):
     client, stores = floor
@@ -137,7 +138,8 @@ def test_kiosk_run_ships_in_the_background_and_kiosk_floor_serve_serves_it(centr
     store.close()
     config = tmp_path / "kiosk.yaml"
     config.write_text(f"table:\n  name: t5\nrecords:\n  db: {tmp_path / 'kiosk.sqlite'}\n  media_dir: "
-                      f"{tmp_path / 'media'}\n  central:\n    dsn: {central_dsn}\n    media_dir: {tmp_path / 'floor'}\n")
+                      f"{tmp_path / 'media'}\n  central:\n    dsn: {central_dsn}\n"
+                      f"    media_dir: {tmp_path / 'floor'}\n")
     env = {**os.environ, "PYTHONPATH": str(root)}
     kiosk_port, floor_port = free_port(), free_port()
     kiosk = subprocess.Popen([sys.executable, "-m", "kiosk", "run", "--config", str(config), "--port",

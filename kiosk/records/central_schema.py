@@ -40,7 +40,8 @@ def child_columns(table: str) -> tuple[str, ...]:
 
 
 def _child_ddl(table: str) -> str:
-    cols = [f"{name} {PG_TYPES[kind]}{' NOT NULL' if notnull else ''}" for name, kind, notnull in sqlite_columns()[table]]
+    cols = [f"{name} {PG_TYPES[kind]}{' NOT NULL' if notnull else ''}"
+            for name, kind, notnull in sqlite_columns()[table]]
     key = "(record_hash, position)" if CHILD_TABLES[table] == "position" else "(record_hash)"
     return (f"CREATE TABLE IF NOT EXISTS {table} (\n    record_hash text NOT NULL REFERENCES records(hash),\n"
             f"    table_id text NOT NULL,\n    " + ",\n    ".join(cols) + f",\n    PRIMARY KEY {key}\n);")

@@ -266,7 +266,8 @@ def _search(args, dsn: str, media: str, tables: list[str], dbs: dict) -> float:
         _parallel(fill_table, [(dbs[t], t, first, per, None, 200 + i) for i, t in enumerate(tables)])
         _parallel(_ship, [(dbs[t], dsn, media, t) for t in tables])
         seconds = _shipping_seconds(dbs.values())
-        print(f"topped up the floor with {per * len(tables)} hands, shipped at {per * len(tables) / seconds:.0f} hands/s")
+        added = per * len(tables)
+        print(f"topped up the floor with {added} hands, shipped at {added / seconds:.0f} hands/s")
     conn = central._conn()
     conn.execute("ANALYZE")
     total = conn.execute("SELECT count(*) AS n FROM floor_hands").fetchone()["n"]
