@@ -33,7 +33,7 @@ def record_hands(store: HandStore, media_dir, table: str, first: int, count: int
                               decided_at=None if when is None else when + 30)
             hub.publish("verdict", verdict=replace(v2, table=table))
         ids.append(hand_id)
-    assert rec.flush()
+    assert rec.flush(timeout=600)  # fsync per hand: slow on a busy disk
     rec.close()
     return ids
 

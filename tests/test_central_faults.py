@@ -89,6 +89,14 @@ def test_postgresql_restarted_mid_batch(central_dsn, pg_cluster, tmp_path):
     assert check.ok, check.problem
 
 
+def _hands(db: Path) -> int:
+    store = HandStore(db)
+    try:
+        return len(store.hand_ids())
+    finally:
+        store.close()
+
+
 TABLE_PC = textwrap.dedent("""
     import sys, time
     sys.path.insert(0, {tests!r})
@@ -113,8 +121,12 @@ def test_the_table_pc_killed_with_sigkill_mid_shipment(central_dsn, tmp_path):
     rng = random.Random(70)
     kills_mid_shipment = 0
     for _ in range(6):
+        shipped_before, hands_before = len(central_rows(central_dsn, "t3")), _hands(db)
         proc = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=ROOT)
-        time.sleep(rng.uniform(1.5, 4.0))
+        # Once it deals and ships (its start-up takes seconds on a busy machine), kill it at a random moment.
+        assert wait_until(lambda: len(central_rows(central_dsn, "t3")) > shipped_before
+                          and _hands(db) >= hands_before + 3, 300, 0.05)
+        time.sleep(rng.uniform(0.0, 1.0))
         shipped = len(central_rows(central_dsn, "t3"))
         store = HandStore(db)
         kills_mid_shipment += shipped < store.max_seq()

@@ -31,7 +31,7 @@ from kiosk.records.store import (
 
 CHUNK = 2000  # records verified per round trip
 LISTED = ("table_id, hand_id, record_hash, started_at, first_decided_at, status, seats, fouled, naturals, "
-          "total_paid, largest_payment, revisions")
+          "total_paid, largest_payment, revisions, corrections")
 
 
 def _seats(text: str) -> tuple[int, ...]:
@@ -88,8 +88,7 @@ class CentralStore:
     def list_hands(self, query: HandQuery = HandQuery()) -> list[HandListing]:
         where, args = _where(query)
         sql = (
-            "SELECT h.*, (SELECT count(*) FROM actions a WHERE a.table_id = h.table_id AND a.hand_id = h.hand_id "
-            "AND a.kind = 'correct_card') AS corrections, EXISTS (SELECT 1 FROM review_flags f WHERE "
+            "SELECT h.*, EXISTS (SELECT 1 FROM review_flags f WHERE "
             "f.table_id = h.table_id AND f.hand_id = h.hand_id) AS under_review FROM (SELECT {LISTED} FROM floor_hands "
             + (" WHERE " + " AND ".join(where) if where else "")
             + " ORDER BY first_decided_at DESC, hand_id DESC LIMIT %s OFFSET %s) h"
@@ -146,8 +145,7 @@ def _where(query: HandQuery) -> tuple[list[str], list]:
     where, args = [], []
     flagged = "EXISTS (SELECT 1 FROM review_flags f WHERE f.table_id = floor_hands.table_id " \
               "AND f.hand_id = floor_hands.hand_id)"
-    corrected = "EXISTS (SELECT 1 FROM actions a WHERE a.table_id = floor_hands.table_id " \
-                "AND a.hand_id = floor_hands.hand_id AND a.kind = 'correct_card')"
+    corrected = "corrections > 0"
     if query.text:
         where.append("hand_id ILIKE %s")
         args.append(_like(query.text))

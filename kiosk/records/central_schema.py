@@ -92,6 +92,8 @@ def ddl() -> str:
     verdict_words tsvector GENERATED ALWAYS AS (to_tsvector('simple', verdict_text)) STORED,
     PRIMARY KEY (table_id, hand_id)
 );""",
+        # dealer corrections of the hand (kept by the shipper: 'disputed' reads no actions)
+        "ALTER TABLE floor_hands ADD COLUMN IF NOT EXISTS corrections bigint NOT NULL DEFAULT 0;",
         "CREATE INDEX IF NOT EXISTS floor_hands_time ON floor_hands(first_decided_at DESC);",
         "CREATE INDEX IF NOT EXISTS floor_hands_table_time ON floor_hands(table_id, first_decided_at DESC);",
         "CREATE INDEX IF NOT EXISTS floor_hands_hand ON floor_hands(hand_id);",

@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from kiosk.records.central_schema import child_columns
+
 TARGET_HANDS_PER_SECOND = 500
 TARGET_LAG_SECONDS = 2.0
 TARGET_SEARCH_MS = 200.0
@@ -35,6 +37,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--search-hands", type=int, default=100_000, help="hands on the floor to search (100000)")
     parser.add_argument("--dsn", help="an empty PostgreSQL database (default: a throwaway server)")
     parser.add_argument("--work", help="folder for the tables' record databases (default: a temporary one)")
+    parser.add_argument("--top-up", choices=("ship", "copy"), default="ship",
+                        help="fill the floor to --search-hands by recording and shipping more hands (default), or "
+                             "by copying the shipped hands' search rows and corrections under other table names, "
+                             "days earlier (the search reads only those; much faster to make)")
+    parser.add_argument("--search-only", action="store_true",
+                        help="only the search figures, on the floor already in --dsn (topped up as --top-up says)")
 
 
 def _showdowns(n: int, seed: int) -> list[tuple[dict, dict]]:
@@ -146,7 +154,11 @@ def run(args) -> int:
         print(f"PostgreSQL: a throwaway server ({cluster.bindir.parent.name}) on 127.0.0.1:{cluster.port}")
     try:
         _install(dsn)
-        ok = _measure(args, dsn, work, cluster)
+        if args.search_only:
+            tables = [f"bench-{i + 1}" for i in range(args.tables)]
+            ok = _search(args, dsn, str(work / "floor-media"), tables, {}) <= TARGET_SEARCH_MS
+        else:
+            ok = _measure(args, dsn, work, cluster)
     finally:
         if cluster is not None:
             cluster.close()
@@ -253,6 +265,34 @@ SEARCHES = {
 }
 
 
+def _copy_floor(conn, missing: int) -> None:
+    """Copies of the shipped hands' search rows (and their correction actions, so 'disputed' finds them),
+    under table names `T~k`, k days earlier, until the floor holds `missing` more hands."""
+    shipped = conn.execute("SELECT count(*) AS n FROM floor_hands WHERE table_id NOT LIKE '%%~%%'").fetchone()["n"]
+    copies = -(-missing // shipped)
+    cols = ("hand_id, record_hash, revision, table_name, started_at, first_decided_at, status, seats, fouled, "
+            "naturals, total_paid, largest_payment, revisions, verdict_text, corrections")
+    action_cols = [c for c in child_columns("actions") if c not in ("seq", "hand_id")]
+    with conn.transaction():
+        for k in range(1, copies + 1):
+            take = min(shipped, missing - (k - 1) * shipped)
+            conn.execute(
+                f"INSERT INTO records SELECT r.hash || '~{k}', r.table_id || '~{k}', r.seq, r.kind, "
+                f"r.hand_id || '~{k}', r.created_at - {k} * 86400, r.prev_hash, r.shipped_at FROM records r "
+                "JOIN actions a ON a.record_hash = r.hash WHERE r.table_id NOT LIKE '%%~%%'")
+            conn.execute(
+                f"INSERT INTO actions (record_hash, table_id, seq, hand_id, {', '.join(action_cols)}) "
+                f"SELECT record_hash || '~{k}', table_id || '~{k}', seq, hand_id || '~{k}', "
+                f"{', '.join(action_cols)} FROM actions WHERE table_id NOT LIKE '%%~%%'")
+            conn.execute(
+                f"INSERT INTO floor_hands (table_id, {cols}) SELECT table_id || '~{k}', hand_id || '~{k}', "
+                f"record_hash || '~{k}', revision, table_name, started_at - {k} * 86400, "
+                f"first_decided_at - {k} * 86400, status, seats, fouled, naturals, total_paid, largest_payment, "
+                f"revisions, verdict_text, corrections FROM floor_hands WHERE table_id NOT LIKE '%%~%%' "
+                f"ORDER BY first_decided_at DESC LIMIT {take}")
+    print(f"topped up the floor with {missing} copies of shipped hands' search rows ({copies} days earlier at most)")
+
+
 def _search(args, dsn: str, media: str, tables: list[str], dbs: dict) -> float:
     from kiosk.records.central import CentralStore
     from kiosk.records.store import HandQuery
@@ -260,7 +300,9 @@ def _search(args, dsn: str, media: str, tables: list[str], dbs: dict) -> float:
     central = CentralStore(dsn, media)
     have = central._conn().execute("SELECT count(*) AS n FROM floor_hands").fetchone()["n"]
     missing = max(0, args.search_hands - have)
-    if missing:
+    if missing and args.top_up == "copy":
+        _copy_floor(central._conn(), missing)
+    elif missing:
         per = -(-missing // len(tables))
         first = args.hands + int(args.live_rate * args.live_seconds) + 1
         _parallel(fill_table, [(dbs[t], t, first, per, None, 200 + i) for i, t in enumerate(tables)])
@@ -272,7 +314,7 @@ def _search(args, dsn: str, media: str, tables: list[str], dbs: dict) -> float:
     conn.execute("ANALYZE")
     total = conn.execute("SELECT count(*) AS n FROM floor_hands").fetchone()["n"]
     middle = conn.execute("SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY first_decided_at) AS t "
-                          "FROM floor_hands").fetchone()["t"]
+                          "FROM floor_hands WHERE table_id = 'bench-3'").fetchone()["t"] or 0.0
     worst = 0.0
     print(f"search over {total} hands ({len(tables)} tables), CentralStore.list_hands as /review/ runs it, 20 runs:")
     for name, spec in SEARCHES.items():

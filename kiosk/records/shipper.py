@@ -245,6 +245,7 @@ class Shipper:
                 _copy_direct(conn, table, ("record_hash", "table_id", *cols), [(hashes[r[0]], self.table, *r)
                                                                                for r in rows])
         _upsert_hands(conn, self.table, [(r, c["verdicts"][0]) for r, c in batch if c.get("verdicts")])
+        _count_corrections(conn, self.table, {r["hand_id"] for r, _ in batch if r["hand_id"]})
         last = batch[-1][0]
         conn.execute(
             "INSERT INTO floor_tables VALUES (%s, %s, %s, %s) ON CONFLICT (table_id) DO UPDATE SET "
@@ -327,12 +328,22 @@ def _copy_in(conn, table: str, columns: tuple[str, ...], rows: list[tuple],
     cols = ", ".join(columns)
     stage = f"stage_{table}"
     with conn.cursor() as cur:
-        cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {stage} (LIKE {table}) ON COMMIT DELETE ROWS")
+        cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {stage} (LIKE {table} INCLUDING DEFAULTS) "
+                    "ON COMMIT DELETE ROWS")
         with cur.copy(f"COPY {stage} ({cols}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
         cur.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {stage} {conflict}")
         return cur.rowcount
+
+
+def _count_corrections(conn, table: str, hands: set[str]) -> None:
+    """Each touched hand's number of dealer corrections, counted from the actions the floor holds."""
+    if hands:
+        conn.execute(
+            "UPDATE floor_hands h SET corrections = (SELECT count(*) FROM actions a WHERE a.table_id = h.table_id "
+            "AND a.hand_id = h.hand_id AND a.kind = 'correct_card') WHERE h.table_id = %s AND h.hand_id = ANY(%s)",
+            (table, list(hands)))
 
 
 def _upsert_hands(conn, table: str, verdicts: list[tuple[dict, dict]]) -> None:
