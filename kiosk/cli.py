@@ -32,6 +32,8 @@ COMMANDS = (
     "audit",
     "pin",
     "quantize",
+    "floor",
+    "doctor",
 )
 
 

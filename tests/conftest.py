@@ -60,3 +60,31 @@ def procedural_art(tmp_path, monkeypatch):
     art.load_deck.cache_clear()
     yield write
     art.load_deck.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """One real PostgreSQL server (Debian's package) for the whole session, on 127.0.0.1 only.
+
+    As root (CI) it runs as the `postgres` system user in a temporary folder that user owns."""
+    from kiosk.records.pg_cluster import TempCluster
+
+    cluster = TempCluster().start()
+    yield cluster
+    cluster.close()
+
+
+@pytest.fixture
+def central_dsn(pg_cluster, request):
+    """A fresh database on the session's server with the floor's schema, for one test."""
+    import re
+
+    import psycopg
+
+    from kiosk.records.central_schema import install
+
+    name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50]
+    dsn = pg_cluster.create_database(name)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        install(conn)
+    return dsn

@@ -97,7 +97,7 @@ def test_bad_search_values_are_named_not_a_server_error(store):
     r = client_for(store).get("/review/?since=yesterday&seat=north&min_amount=lots")
     assert r.status_code == 200
     page = r.get_data(as_text=True)
-    assert "since: &#39;yesterday&#39; is not a date (YYYY-MM-DD)" in page
+    assert "since: &#39;yesterday&#39; is not a date or time (YYYY-MM-DD or YYYY-MM-DD HH:MM)" in page
     assert "seat: &#39;north&#39; is not a seat number" in page
     assert "amount: &#39;lots&#39; is not a number" in page
 

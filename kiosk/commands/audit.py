@@ -1,6 +1,7 @@
 """`kiosk audit`: check the hand records' hash chain, prune by retention, flag hands for review.
 
     kiosk audit verify [--db PATH] [--no-media]   exit 0 "all N records intact", 1 naming the first bad record
+    kiosk audit verify --central [--config FILE]  every table's chain in the floor's PostgreSQL
     kiosk audit prune  [--db PATH] [--days N] [--budget-mb N]
     kiosk audit flag   HAND_ID [--by NAME] [--note TEXT]    (a flagged hand is never pruned)
     kiosk audit unflag HAND_ID
@@ -28,6 +29,11 @@ def register(subparsers) -> None:
     verify = actions.add_parser("verify", help="check every record and media file against the hash chain")
     common(verify)
     verify.add_argument("--no-media", action="store_true", help="skip re-hashing the key frames and clips")
+    verify.add_argument("--central", action="store_true",
+                        help="verify every table's chain in the floor's PostgreSQL (records.central), and this "
+                             "table's against its own records when they are here")
+    verify.add_argument("--dsn", help="with --central: the central database (default: records.central.dsn)")
+    verify.add_argument("--media-dir", help="with --central: the floor's media folder")
 
     prune = actions.add_parser("prune", help="remove the oldest hands by age and disk budget (never one under review)")
     common(prune)
@@ -55,7 +61,45 @@ def open_store(args, must_exist: bool = True):
     return HandStore(db, media_dir, create=not must_exist), cfg
 
 
+def verify_central(args) -> int:
+    """Every table's chain in PostgreSQL; a table whose chain differs from its own SQLite is named."""
+    from kiosk.commands.floor import central_settings
+    from kiosk.records.central import compare_with_local, verify_central as check_tables
+    from kiosk.records.store import HandStore
+    from kiosk.table.config import load_config
+
+    cfg = load_config(args.config)
+    dsn, media = central_settings(args, cfg)
+    checks = check_tables(dsn, media, check_media=not args.no_media)
+    bad = 0
+    for c in checks:
+        media_text = f", {c.media_checked} media files match" if not args.no_media else ""
+        if c.ok:
+            print(f"table {c.table}: all {c.count} records intact{media_text} (head {c.head[:16]})")
+        else:
+            bad += 1
+            print(f"table {c.table}: TAMPERED: {c.problem}")
+    db = Path(args.db) if args.db else Path(cfg.records.db)
+    if db.exists():
+        table = (cfg.records.central.table if cfg.records.central else None) or cfg.table.name
+        store = HandStore(db, create=False)
+        try:
+            differs = compare_with_local(dsn, table, store)
+        finally:
+            store.close()
+        if differs:
+            bad += 1
+            print(f"table {table}: DIFFERS from this kiosk's records: {differs}")
+        else:
+            print(f"table {table}: the floor's chain is this kiosk's ({db})")
+    if not checks:
+        print("the central database holds no table's records yet")
+    return 1 if bad else 0
+
+
 def run(args) -> int:
+    if getattr(args, "central", False):
+        return verify_central(args)
     store, cfg = open_store(args)
     try:
         if args.audit_action == "verify":

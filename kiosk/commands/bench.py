@@ -15,6 +15,7 @@ TARGETS = {
     "pipeline": ("kiosk.table.bench", "frame-to-verdict latency, time to verdict, memory soak"),
     "fuzz": ("kiosk.rules.fuzz", "generated hostile showdown input: no traceback (--count 1000000)"),
     "cli": ("kiosk.cli_bench", "how long kiosk --help, score, detect and analyze take, wall clock"),
+    "floor": ("kiosk.records.floor_bench", "tables shipping into one PostgreSQL: hands/s, lag, review search"),
 }
 
 

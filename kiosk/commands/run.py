@@ -126,6 +126,15 @@ def _check_exposure(host: str, pin_hash: str | None) -> None:
           "display and send dealer actions (card corrections still need the floor PIN)", file=sys.stderr, flush=True)
 
 
+def _shipper(cfg, store):
+    """With `records.central`, ship the records to the floor's PostgreSQL in the background."""
+    if store is None or cfg.records.central is None:
+        return None
+    from kiosk.records.shipper import Shipper
+
+    return Shipper.from_config(store, cfg).start()
+
+
 def run(args) -> int:
     from kiosk.table.config import for_game, load_config
     from kiosk.table.hub import Hub
@@ -145,12 +154,14 @@ def run(args) -> int:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     hub = Hub()
-    source = store = recorder = runner = server = app = demo_store = None
+    source = store = recorder = runner = server = app = demo_store = shipper = None
     code = 0
     try:
         source = _open_source(spec, hub, cfg.camera)
         store, recorder, demo_store = _recorder(args, cfg, hub)
         app = create_app(hub, None, cfg, store)
+        shipper = _shipper(cfg, store)
+        app.config["KIOSK_SHIPPER"] = shipper
         server, _ = start_server(app, host, port)
         records = "off" if store is None else (
             f"demo store {store.path}, deleted at exit (--db FILE keeps them)" if demo_store else store.path)
@@ -173,7 +184,7 @@ def run(args) -> int:
             signal.signal(sig, handler)
         if runner is None and source is not None:
             source.close()
-        _shutdown(runner, recorder, store, app, server)
+        _shutdown(runner, recorder, store, app, server, shipper)
         if demo_store is not None:
             shutil.rmtree(demo_store, ignore_errors=True)
     return code
@@ -220,13 +231,15 @@ def _supervise(runner, app, stop: threading.Event, watchdog: float | None, notif
     return 0
 
 
-def _shutdown(runner, recorder, store, app, server) -> None:
+def _shutdown(runner, recorder, store, app, server, shipper=None) -> None:
     """Stop in the reverse order of start; each step runs even if an earlier one fails."""
     steps = []
     if runner is not None:
         steps += [("pipeline", runner.stop), ("pipeline", lambda: runner.join(timeout=10))]
     if recorder is not None:
         steps.append(("recorder", recorder.close))
+    if shipper is not None:
+        steps.append(("shipper", shipper.close))
     if app is not None:
         steps.append(("display", app.config["KIOSK_LIVE"].close))
     if server is not None:

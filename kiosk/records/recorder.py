@@ -360,7 +360,8 @@ class Recorder:
         from kiosk.records.retention import prune
 
         try:
-            prune(self.store, records.retention_days, records.disk_budget_mb, time.time())
+            prune(self.store, records.retention_days, records.disk_budget_mb, time.time(),
+                  keep_unshipped=getattr(records, "central", None) is not None)
         except Exception as err:
             self.errors += 1
             self.last_error = f"retention: {err}"

@@ -40,8 +40,11 @@ def prune(
     disk_budget_mb: float | None,
     now: float | None = None,
     protect_recent_seconds: float = PROTECT_RECENT_SECONDS,
+    keep_unshipped: bool = False,
 ) -> PruneReport:
-    """Prune hands older than `max_age_days`, then the oldest until under `disk_budget_mb`."""
+    """Prune hands older than `max_age_days`, then the oldest until under `disk_budget_mb`.
+
+    `keep_unshipped` (a table with a central store): never a record the floor has not got yet."""
     now = time.time() if now is None else now
     check = store.verify(check_media=False)
     if not check.ok:
@@ -57,8 +60,11 @@ def prune(
     budget = disk_budget_mb * 1024 * 1024 if disk_budget_mb is not None else None
     cutoff = now - max_age_days * DAY if max_age_days is not None else None
 
+    shipped = store.meta("central_shipped_seq") if keep_unshipped else None
     chosen, seqs, kept = [], [], []
     for hand_id, at, group_seqs, media_bytes in groups:
+        if keep_unshipped and max(group_seqs) > int(shipped or 0):
+            break  # not on the floor yet: it stays, and so does every hand after it
         too_old = cutoff is not None and at < cutoff
         over = budget is not None and used > budget and at < now - protect_recent_seconds
         if not (too_old or over):

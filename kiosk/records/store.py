@@ -262,6 +262,9 @@ class HandQuery:
     min_amount: float | None = None  # largest single payment at least this
     status: str | None = None
     under_review: bool | None = None
+    table: str | None = None  # the table's name, exactly
+    verdict_text: str | None = None  # words of the rulings (rule lines, needs-check reasons), any case
+    disputed: bool | None = None  # a dealer correction or under review
     limit: int = 50
     offset: int = 0
 
@@ -321,6 +324,7 @@ class HandStore:
                 # not only a crash of this process. One fsync per hand is cheap.
                 conn.execute("PRAGMA synchronous=FULL")
                 conn.execute("PRAGMA foreign_keys=ON")
+                conn.create_function("verdict_text", 2, _verdict_text_sql, deterministic=True)
             except sqlite3.DatabaseError as err:
                 raise KioskError(f"{self.path} is not a usable record database: {err}", exit_code=2) from None
             self._local.conn = conn
@@ -492,6 +496,50 @@ class HandStore:
             conn.execute(f"DELETE FROM records WHERE seq IN ({placeholders})", seqs)
         return checkpoint, files
 
+    # -- shipping to the floor's central store (kiosk/records/shipper.py) ---------------
+
+    def meta(self, key: str) -> str | None:
+        row = self._conn().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._write() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def max_seq(self) -> int:
+        """The highest seq ever handed out (SQLite's AUTOINCREMENT counter), 0 for a new store."""
+        row = self._conn().execute("SELECT seq FROM sqlite_sequence WHERE name = 'records'").fetchone()
+        return row[0] if row else 0
+
+    def record_hash(self, seq: int) -> str | None:
+        row = self._conn().execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
+        return row[0] if row else None
+
+    def export_after(self, seq: int, limit: int) -> list[tuple[sqlite3.Row, dict[str, list[sqlite3.Row]]]]:
+        """Up to `limit` records after `seq`, oldest first: (record row, {child table: rows}), as stored
+        (`sqlite3.Row`: by column name or, in the schema's column order, by position)."""
+        conn = self._conn()
+        conn.execute("BEGIN")  # one snapshot: a record and its rows together
+        try:
+            records = conn.execute("SELECT * FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
+                                   (seq, int(limit))).fetchall()
+            if not records:
+                return []
+            first, last = records[0]["seq"], records[-1]["seq"]
+            children: dict[int, dict[str, list[sqlite3.Row]]] = {r["seq"]: {} for r in records}
+            for table, order in CHILD_TABLES.items():
+                for r in conn.execute(
+                        f"SELECT * FROM {table} WHERE seq BETWEEN ? AND ? ORDER BY seq, {order}", (first, last)):
+                    if r[0] in children:  # seq is every child table's first column
+                        children[r[0]].setdefault(table, []).append(r)
+        finally:
+            conn.execute("COMMIT")
+        return [(r, children[r["seq"]]) for r in records]
+
+    def review_flags(self) -> list[ReviewFlag]:
+        return [ReviewFlag(r["hand_id"], r["flagged_at"], r["by_whom"], r["note"])
+                for r in self._conn().execute("SELECT * FROM review_flags ORDER BY hand_id")]
+
     # -- review flags (operational state, not chained) ----------------------------------
 
     def flag(self, hand_id: str, by: str = "floor", note: str = "", at: float | None = None) -> None:
@@ -564,6 +612,15 @@ class HandStore:
             args.append(query.status)
         if query.under_review is not None:
             where.append("under_review > 0" if query.under_review else "under_review = 0")
+        if query.table:
+            where.append("table_name = ?")
+            args.append(query.table)
+        if query.disputed is not None:
+            where.append("(corrections > 0 OR under_review > 0)" if query.disputed else
+                         "(corrections = 0 AND under_review = 0)")
+        if query.verdict_text:
+            where.append("instr(verdict_text(result_json, needs_check_json), ?) > 0")
+            args.append(query.verdict_text.lower())
         sql = "SELECT * FROM hands"
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -591,7 +648,7 @@ class HandStore:
             return None
         revisions = tuple(self._verdict_record(conn, r) for r in rows)
         actions = tuple(
-            _action_record(r)
+            action_record(r)
             for r in conn.execute(
                 "SELECT a.*, r.hash, r.created_at FROM actions a JOIN records r ON r.seq = a.seq "
                 "WHERE a.hand_id = ? ORDER BY a.seq",
@@ -605,27 +662,9 @@ class HandStore:
         )
 
     def _verdict_record(self, conn, r) -> VerdictRecord:
-        evidence = tuple(
-            CardEvidence(e["card"], e["seat"], e["row"], e["frame_index"], (e["x1"], e["y1"], e["x2"], e["y2"]),
-                         e["confidence"], e["votes"])
-            for e in conn.execute("SELECT * FROM evidence WHERE seq = ? ORDER BY position", (r["seq"],))
-        )
-        media = tuple(
-            MediaFile(m["role"], m["path"], m["sha256"], m["bytes"], m["frame_index"], json.loads(m["meta_json"]))
-            for m in conn.execute("SELECT * FROM media WHERE seq = ? ORDER BY position", (r["seq"],))
-        )
-        verdict = Verdict(
-            hand_id=r["hand_id"], table=r["table_name"], decided_at=r["decided_at"], frame_index=r["frame_index"],
-            showdown=json.loads(r["showdown_json"]), result=json.loads(r["result_json"]),
-            needs_check=tuple(NeedsCheck(**n) for n in json.loads(r["needs_check_json"])),
-            evidence=evidence, integrity=tuple(json.loads(r["integrity_json"])),
-            model_version=r["model_version"], config_digest=r["config_digest"], meta=json.loads(r["meta_json"]),
-        )
-        return VerdictRecord(
-            seq=r["seq"], hand_id=r["hand_id"], revision=r["revision"], verdict=verdict,
-            started_at=r["started_at"], config=json.loads(r["config_json"]), status=r["status"],
-            hash=r["hash"], prev_hash=r["prev_hash"], created_at=r["created_at"], media=media,
-        )
+        evidence = conn.execute("SELECT * FROM evidence WHERE seq = ? ORDER BY position", (r["seq"],)).fetchall()
+        media = conn.execute("SELECT * FROM media WHERE seq = ? ORDER BY position", (r["seq"],)).fetchall()
+        return verdict_record(r, evidence, media)
 
     def hand_media_files(self) -> list[tuple[str, Path, int]]:
         """(hand id, absolute path, bytes) of every media file a record references."""
@@ -705,7 +744,7 @@ class HandStore:
                 rows = rows_by_table[table].get(seq)
                 if rows:
                     payload[table] = rows
-            label = _label(r, rows_by_table)
+            label = record_label(r, rows_by_table)
             labels[seq] = label
             entries.append(ChainEntry(seq, r["prev_hash"], r["hash"], link_hash(r["prev_hash"], payload), label))
         runs = []
@@ -742,7 +781,33 @@ class HandStore:
         return VerifyResult(count=len(records), head=head, problem=first, media_checked=checked)
 
 
-def _label(r, rows_by_table) -> str:
+def verdict_record(r, evidence_rows, media_rows, media_path=lambda m: m["path"]) -> VerdictRecord:
+    """A VerdictRecord from its stored rows (a verdicts row joined with its record's hash, prev_hash,
+    created_at; its evidence and media rows). `media_path` says where each media file is read from."""
+    evidence = tuple(
+        CardEvidence(e["card"], e["seat"], e["row"], e["frame_index"], (e["x1"], e["y1"], e["x2"], e["y2"]),
+                     e["confidence"], e["votes"])
+        for e in evidence_rows
+    )
+    media = tuple(
+        MediaFile(m["role"], media_path(m), m["sha256"], m["bytes"], m["frame_index"], json.loads(m["meta_json"]))
+        for m in media_rows
+    )
+    verdict = Verdict(
+        hand_id=r["hand_id"], table=r["table_name"], decided_at=r["decided_at"], frame_index=r["frame_index"],
+        showdown=json.loads(r["showdown_json"]), result=json.loads(r["result_json"]),
+        needs_check=tuple(NeedsCheck(**n) for n in json.loads(r["needs_check_json"])),
+        evidence=evidence, integrity=tuple(json.loads(r["integrity_json"])),
+        model_version=r["model_version"], config_digest=r["config_digest"], meta=json.loads(r["meta_json"]),
+    )
+    return VerdictRecord(
+        seq=r["seq"], hand_id=r["hand_id"], revision=r["revision"], verdict=verdict,
+        started_at=r["started_at"], config=json.loads(r["config_json"]), status=r["status"],
+        hash=r["hash"], prev_hash=r["prev_hash"], created_at=r["created_at"], media=media,
+    )
+
+
+def record_label(r, rows_by_table) -> str:
     seq = r["seq"]
     if r["kind"] == "verdict":
         v = rows_by_table["verdicts"].get(seq)
@@ -755,11 +820,17 @@ def _label(r, rows_by_table) -> str:
     return "pruning checkpoint"
 
 
+def _verdict_text_sql(result_json: str, needs_check_json: str) -> str:
+    from kiosk.records.summary import verdict_text
+
+    return verdict_text(json.loads(result_json), json.loads(needs_check_json)).lower()
+
+
 def _plain(n: NeedsCheck) -> dict:
     return {"seat": n.seat, "reason": n.reason, "card": n.card}
 
 
-def _action_record(r) -> ActionRecord:
+def action_record(r) -> ActionRecord:
     action = DealerAction(
         kind=r["kind"], seat=r["seat"], value=json.loads(r["value_json"]), row=r["row"], index=r["idx"],
         before=r["before_card"], after=r["after_card"], by=r["by_whom"], at=r["at"], hand_id=r["hand_id"],

@@ -52,3 +52,15 @@ def summarize(showdown: dict, result: dict) -> HandSummary:
 def seat_list_text(seats: tuple[int, ...]) -> str:
     """Seats as stored for LIKE search: ',1,3,' ('' when none)."""
     return "," + ",".join(map(str, seats)) + "," if seats else ""
+
+
+def verdict_text(result: dict, needs_check: list) -> str:
+    """The words the floor searches a verdict by: every ruling with its rule (as the hand page shows them),
+    each needs-check reason, and the error of a hand not scored."""
+    from kiosk.records.report import rule_lines
+
+    parts = [f"{line.rule} {line.text}".strip() for line in rule_lines(result)]
+    parts += [str(n.get("reason", "")) for n in needs_check or [] if isinstance(n, dict)]
+    if isinstance(result, dict) and result.get("error"):
+        parts.append(str(result["error"]))
+    return "\n".join(p for p in parts if p)

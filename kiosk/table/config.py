@@ -288,6 +288,32 @@ def state_dir() -> Path:
         return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "kiosk"
+class Central(_Section):
+    """The floor's PostgreSQL: the shipper sends this table's records there (docs/records.md)."""
+
+    # libpq connection string or URL, e.g. "host=10.0.0.5 dbname=floor user=kiosk_table_7"
+    # (password in ~/.pgpass or PGPASSFILE, not here).
+    dsn: str
+    # The floor's folder for key frames and clips (a mount the floor server reads too).
+    media_dir: str
+    # The name this table has on the floor (default: table.name); one kiosk per name.
+    table: str | None = None
+    batch: int = Field(200, ge=1, le=5000)  # records per transaction
+    interval_seconds: float = Field(0.5, gt=0, le=60)  # how often it looks for new records
+    retry_seconds: float = Field(5.0, gt=0, le=600)  # wait after the link or the server failed
+
+    @field_validator("dsn")
+    @classmethod
+    def _dsn(cls, dsn):
+        try:
+            from psycopg.conninfo import conninfo_to_dict
+        except ImportError:
+            raise ValueError("records.central needs psycopg: pip install 'psycopg[binary]'") from None
+        try:
+            conninfo_to_dict(dsn)
+        except Exception as err:  # psycopg.ProgrammingError: the libpq parser's own message
+            raise ValueError(f"not a PostgreSQL connection string: {str(err).strip()}") from None
+        return dsn
 
 
 class Records(_Section):
@@ -296,6 +322,8 @@ class Records(_Section):
     retention_days: int = Field(90, ge=1)
     disk_budget_mb: int = Field(2000, ge=1)
     enabled: bool = True
+    # null: this table keeps its records to itself (as every kiosk did before the floor had one place).
+    central: Central | None = None
 
     def db_path(self) -> Path:
         return Path(self.db) if self.db else state_dir() / "kiosk.sqlite"

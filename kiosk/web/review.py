@@ -2,7 +2,9 @@
 
 Mounted by `create_app` under /review/ when a store is given; reads the store from
 `current_app.config["KIOSK_STORE"]`. Read-only except the review flag (a flagged hand is
-never pruned). Clearing a flag needs the floor PIN when one is configured.
+never pruned). Clearing a flag needs the floor PIN when one is configured. The floor server
+(`kiosk floor serve`) mounts the same pages over every table's records in PostgreSQL
+(`kiosk.records.central.CentralStore`, `read_only`: no flag is set there).
 """
 
 from __future__ import annotations
@@ -53,20 +55,22 @@ def _query_from_args(args) -> tuple[HandQuery, dict, list[str]]:
     """The search form's values as a HandQuery; problems are reported, never a 500."""
     errors: list[str] = []
     form = {k: (args.get(k) or "").strip() for k in
-            ("q", "since", "until", "seat", "foul", "natural", "min_amount", "status", "review", "page")}
+            ("q", "since", "until", "seat", "foul", "natural", "min_amount", "status", "review", "page",
+             "table", "text", "disputed")}
 
     def date(name: str, end: bool = False) -> float | None:
+        """A day (to its end, for `until`) or a time of day: YYYY-MM-DD, YYYY-MM-DD HH:MM."""
         text = form[name]
         if not text:
             return None
-        try:
-            day = dt.datetime.strptime(text, "%Y-%m-%d")
-        except ValueError:
-            errors.append(f"{name}: '{text}' is not a date (YYYY-MM-DD)")
-            return None
-        if end:
-            day += dt.timedelta(days=1)
-        return day.timestamp()
+        for pattern, whole_day in (("%Y-%m-%d", True), ("%Y-%m-%dT%H:%M", False), ("%Y-%m-%d %H:%M", False)):
+            try:
+                when = dt.datetime.strptime(text, pattern)
+            except ValueError:
+                continue
+            return (when + dt.timedelta(days=1) if end and whole_day else when).timestamp()
+        errors.append(f"{name}: '{text}' is not a date or time (YYYY-MM-DD or YYYY-MM-DD HH:MM)")
+        return None
 
     def yes_no(name: str) -> bool | None:
         return {"yes": True, "no": False}.get(form[name])
@@ -89,6 +93,7 @@ def _query_from_args(args) -> tuple[HandQuery, dict, list[str]]:
         text=form["q"] or None, since=date("since"), until=date("until", end=True), seat=seat,
         foul=yes_no("foul"), natural=yes_no("natural"), min_amount=min_amount, status=status,
         under_review=True if form["review"] == "yes" else None,
+        table=form["table"] or None, verdict_text=form["text"] or None, disputed=yes_no("disputed"),
         limit=PAGE_SIZE + 1, offset=(page - 1) * PAGE_SIZE,
     )
     form["page"] = page
@@ -101,8 +106,10 @@ def hands():
     rows = _store().list_hands(query)
     more = len(rows) > PAGE_SIZE
     args = {k: v for k, v in request.args.items() if k != "page"}
+    tables = getattr(_store(), "tables", None)
     return render_template(
         "review/list.html", hands=rows[:PAGE_SIZE], form=form, errors=errors, status_labels=STATUS_LABELS,
+        tables=tables() if tables else None,
         prev_url=url_for(".hands", **args, page=form["page"] - 1) if form["page"] > 1 else None,
         next_url=url_for(".hands", **args, page=form["page"] + 1) if more else None,
     )
@@ -205,7 +212,7 @@ def hand(hand_id: str):
         rulings=rule_lines(rev.verdict.result), paigow_payments=_paigow_payments(rev.verdict.result),
         status_labels=STATUS_LABELS, rule_titles=RULE_TITLES,
         pin_required=bool(getattr(getattr(cfg, "web", None), "floor_pin_hash", None)),
-        message=request.args.get("message"),
+        message=request.args.get("message"), read_only=getattr(store, "read_only", False),
     )
 
 
@@ -279,6 +286,8 @@ def record_json(hand_id: str):
 @blueprint.post("/hands/<hand_id>/review")
 def set_review(hand_id: str):
     store = _store()
+    if getattr(store, "read_only", False):
+        abort(405, description="the floor review is read-only: a hand is put under review at its table")
     hand = _hand_or_404(hand_id)
     what = request.form.get("action", "flag")
     by = (request.form.get("by") or "").strip()[:40]

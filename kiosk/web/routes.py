@@ -80,7 +80,9 @@ def healthz():
     if reason is None and live.closed:
         reason = "the display is shutting down"
     ok = reason is None
-    body = dict(ok=ok, phase=live.phase, source=source, version=live.version)
+    shipper = current_app.config.get("KIOSK_SHIPPER")
+    central = shipper.state().to_json() if shipper is not None else None  # offline-first: never makes ok false
+    body = dict(ok=ok, phase=live.phase, source=source, version=live.version, central=central)
     if not ok:
         body["reason"] = reason
     return jsonify(body), (200 if ok else 503)

@@ -1,0 +1,38 @@
+"""The floor review server (`kiosk floor serve`): the review pages of `kiosk.web.review` over the
+floor's PostgreSQL, for every table, read-only. No dealer display, no form posts: flags and
+corrections are made at the table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, jsonify, redirect, request, url_for
+
+
+def create_floor_app(store: Any, cfg: Any = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(KIOSK_STORE=store, KIOSK_CFG=cfg, KIOSK_FLOOR=True)
+    app.jinja_env.globals["csrf_token"] = lambda: ""  # nothing here is ever posted
+
+    @app.before_request
+    def read_only():
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            return jsonify(error="the floor review is read-only: flags and corrections are made at the table"), 405
+        return None
+
+    @app.get("/")
+    def index():
+        return redirect(url_for("review.hands"))
+
+    @app.get("/healthz")
+    def healthz():
+        try:
+            tables = store.tables()
+        except Exception as err:  # the database went away: say so, do not crash the page
+            return jsonify(ok=False, error=str(err).strip().splitlines()[0]), 503
+        return jsonify(ok=True, tables=tables)
+
+    from kiosk.web.review import blueprint as review_blueprint
+
+    app.register_blueprint(review_blueprint, url_prefix="/review")
+    return app
