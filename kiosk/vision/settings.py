@@ -74,7 +74,7 @@ class Gaps(Part):
 class CloserLook(Part):
     """The cards' regions read again at `zoom` (kiosk.vision.closer); a single picture adds a card only this look
     read from `report`; a still table's last search (kiosk.vision.still)."""
-    zoom: float
+    zoom: float = Field(gt=1.0)
     report: float
 
 
