@@ -161,7 +161,8 @@ def turned_look(look: PictureLook, cards: tuple, s) -> tuple:
     cards = join_turned(cards, found, floor=reader.report_line)
     if look.settings.stages.twins:
         cards = tuple(drop_twins(list(cards), look.settings.stages.twins.reach))
-    look.meta |= {"turned_reads": len(found), "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
+    look.meta |= {"turned_reads": len(found),
+                  "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
     return cards
 
 
