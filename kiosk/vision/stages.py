@@ -1,7 +1,7 @@
 """The reading stages reader.json can turn off (each a field of `ReaderSettings.stages`, off where None).
 
 `kiosk eval --by-stage` reads a set once with every stage and once more with each stage off, so a stage's
-place is earned by the figures it moves (docs/detector.md, "Stages").
+place is earned by the figures it moves (docs/detector.md, "The reader folder").
 """
 
 from __future__ import annotations
