@@ -3,14 +3,13 @@ classifier, taught backs and print as background, calls background at every corn
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from reader_support import shipped_reader_with
+from reader_support import shipped_reader_with, with_settings
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"
@@ -119,8 +118,7 @@ def test_a_reading_on_held_out_creature_backs_is_vetoed_and_nothing_else(reader,
     procedural_art(make_design(design))
     shot = render_random(kind, f"procedural-{design}", seed, size=(3840, 2160))
     image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1], cv2.IMREAD_COLOR)
-    blind = copy.copy(reader)
-    blind.veto = None
+    blind = with_settings(reader, {"stages": {"veto": None}})
     before = blind.read_picture(image).cards
     after = reader.read_picture(image).cards
     on_backs = [str(c.card) for c in before if on_face_down(c.box, shot.scene)]
@@ -139,8 +137,7 @@ def test_real_photos_keep_every_reading_under_the_veto(reader, photo):
     from kiosk.vision.images import load_image
 
     image = load_image(REPO / "datasets" / "real" / "real-photos-ranks" / photo)
-    blind = copy.copy(reader)
-    blind.veto = None
+    blind = with_settings(reader, {"stages": {"veto": None}})
     stages = []
     with_veto = reader.read_picture(image, stages=stages).cards
     assert "veto" in [name for name, _ in stages]
