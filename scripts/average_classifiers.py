@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kiosk.vision import training  # noqa: E402
-from kiosk.vision.model_folder import READER_JSON  # noqa: E402
+from kiosk.vision.settings import READER_JSON, parse_settings, write_settings  # noqa: E402
 
 
 def average_state(base: dict, other: dict, weight: float) -> dict:
@@ -84,12 +84,13 @@ def main(argv=None) -> int:
                                   base_meta["classifier"].get("imgsz", 64))
     meta = base_meta  # copied into OUT above; only the classifier's entries change
     meta["classifier"]["files"] = files
-    meta.pop("int8", None)
-    meta["classifier_trained"] = (
+    notes = meta.setdefault("notes", {})
+    notes.pop("int8", None)
+    notes["classifier"] = (
         f"{args.other}/{stem}.pt taken whole (scripts/average_classifiers.py --weight 1.0)" if args.weight == 1.0 else
         f"weights averaged: (1 - {args.weight}) x {args.base}/{stem}.pt + {args.weight} x {args.other}/{stem}.pt "
         "(scripts/average_classifiers.py)")
-    (args.out / READER_JSON).write_text(json.dumps(meta, indent=2) + "\n")
+    write_settings(args.out, parse_settings(meta, str(args.base / READER_JSON)))
     print(f"wrote {args.out}: classifier = {1 - args.weight:g} x {args.base} + {args.weight:g} x {args.other}")
     return 0
 

@@ -26,7 +26,7 @@ from setting_table import print_changes, read_pictures  # noqa: E402
 def read_set(reader, root: Path) -> list:
     """[(scene, readings without the rule, {index box: orientation})] of the set's test split."""
     blind = copy.copy(reader)
-    blind.partner_reach = 0.0
+    blind.settings = reader.settings.changed({"stages": {"partners": None}})
     pictures = []
     for scene, image, cards in read_pictures(blind, root):
         boxes = [tuple(b) for c in cards for b in c.corners]

@@ -34,7 +34,7 @@ def cause_of(reader, image, card: str, found: list) -> str:
     t = CLASS_NAMES.index(card)
     best = mass[int(np.argmax(mass[:, t]))]
     if int(np.argmax(best)) == t:
-        line = reader.report_confidence
+        line = reader.report_line
         return f"true card on top, sure (>= {line}): lost after" if best[t] >= line else f"true card on top, under {line}"
     return "true card a runner-up" if best[t] >= 0.05 else "true card under 0.05"
 

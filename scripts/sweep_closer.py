@@ -13,6 +13,7 @@ import cv2
 
 from kiosk.vision.evaluate import _scene_items, score_scene
 from kiosk.vision.prepare import prefer_full
+from kiosk.vision.pipeline import Look, cards_at
 from kiosk.vision.reader import load_reader
 from kiosk.vision.still import AS_FOUND
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
@@ -21,21 +22,22 @@ FLOORS = (0.6, 0.7, 0.8, 0.9, 1.01)  # 1.01: never (no closer look)
 
 reader = load_reader("models", "auto")
 root, split = Path(sys.argv[1]), (sys.argv[2] if len(sys.argv) > 2 else "test")
-report = reader.report_confidence
+report = reader.report_line
+turn = reader.settings.stages.turned_look
 totals = {f: [0, 0, 0, 0, 0] for f in FLOORS}  # labelled, readings, right, clean showdowns, showdowns
 for path, scene in prefer_full(list(_scene_items(root, split))):
     image = cv2.imread(str(path))
     h, w = image.shape[:2]
     found = reader.find_indices(image, (0, 0, w, h))
-    first, _ = reader._cards_at(image, found, None, True, AS_FOUND)
-    closer, _ = reader._cards_at(image, reader._closer(image, found, None), None, True, AS_FOUND)
+    first = cards_at(Look(reader, image, None, True, AS_FOUND), found)
+    closer = cards_at(Look(reader, image, None, True, AS_FOUND), reader.closer_finds(image, found, None))
     turned = None
     for floor in FLOORS:
         joined = join_turned(tuple(first), tuple(c for c in closer if c.confidence >= floor), floor=report)
         cards = tuple(c for c in joined if c.confidence >= report)
-        if reader.turned_look and worth_turning(cards, w, h, reader.finder.input_hw, reader.turned_look):
+        if turn and worth_turning(cards, w, h, reader.finder.input_hw, turn.degrees):
             if turned is None:
-                picture, back = turn_picture(image, reader.turned_look)
+                picture, back = turn_picture(image, turn.degrees)
                 turned = tuple(detection_back(c, back, w, h) for c in reader.read(picture, recheck=True).cards
                                if c.confidence >= report)
             cards = join_turned(cards, turned)

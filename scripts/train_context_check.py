@@ -1,6 +1,6 @@
 """Train the context check (kiosk/vision/context.py) on crops cut by scripts/context_crops.py
 and add it to a reader folder: `context-check.pt`, its OpenVINO export, and reader.json's
-`context` entry (files, class names, the drop line).
+`stages.context_check` (files, class names, the drop line).
 
     .venv/bin/python scripts/train_context_check.py runs/prep/ctx runs/models-ctx --hours 0.25 --seed 21
     .venv/bin/python scripts/train_context_check.py runs/prep/ctx runs/prep/ctx18 OUT ...   # several crop folders
@@ -13,7 +13,6 @@ fourteenth of the finds).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
@@ -23,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kiosk.vision.context import CONTEXT_PAD, CONTEXT_SIZE  # noqa: E402
+from kiosk.vision.settings import read_settings, write_settings  # noqa: E402
 from kiosk.vision.training import CLASSIFIER, TrainConfig, export_model, train_classifier  # noqa: E402
 
 STEM = "context-check"
@@ -80,14 +80,12 @@ def main() -> int:
                       extra={"cls": {"lr0": args.lr0}})
     best = train_classifier(cfg, crops)
     files = export_model(best, out, STEM, "classifier", ("openvino",), cls_imgsz=CONTEXT_SIZE)
-    meta_path = out / "reader.json"
-    meta = json.loads(meta_path.read_text())
-    before = meta.get("context", {})
+    settings = read_settings(out)
+    before = settings.stages.context_check
     if args.drop is None:
-        args.drop = before.get("drop", 0.9)
-    meta["context"] = {"files": files, "names": ["card", "not"], "drop": args.drop, "imgsz": CONTEXT_SIZE,
-                       "pad": args.pad, **({"trust": True} if before.get("trust") else {})}
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+        args.drop = before.drop if before else 0.9
+    check = {"files": files, "names": ["card", "not"], "imgsz": CONTEXT_SIZE, "pad": args.pad, "drop": args.drop}
+    write_settings(out, settings.with_stage("context_check", check))
     shutil.rmtree(out / f"{STEM}_onnx", ignore_errors=True)
     print("context check:", files, "drop", args.drop)
     return 0

@@ -1,19 +1,16 @@
-"""Make a look of the reader (`models/index-suits*` or `models/index-ranks*`) again, in one command.
+"""Make the reader's suit look (`models/index-suits*`) again, in one command.
 
 A look is a small classifier that reads an index cut turned upright and answers one question: clubs or spades (the
-suit look, kiosk/vision/suit_look.py) or which rank (the rank look, kiosk/vision/rank_look.py). Steps (a step whose
-output is there is skipped):
+suit look, kiosk/vision/suit_look.py). Steps (a step whose output is there is skipped):
 
 1. `scripts/crops_v20c.py`: phase 20's crops (`runs/prep/v20c/cls`, about 9 minutes);
 2. its crops turned upright by their label's orientation and labelled by the look's answer alone:
-   suits: the clubs and spades, `c`, `s` (runs/prep/suit58: 28 107 training and 3 226 validation crops);
-   ranks: every card but the joker, `2` .. `A` (runs/prep/rank59: 56 136 and 6 402);
-3. the shipped classifier fine-tuned on them (suits 12 epochs from seed 58, about 20 minutes on 2 cores; ranks 8
-   epochs from seed 59, about 30 minutes), the best epoch exported to OpenVINO, into `runs/models-suit` or
-   `runs/models-rank` (a copy of `models/` with the look in its reader.json);
+   the clubs and spades, `c`, `s` (runs/prep/suit58: 28 107 training and 3 226 validation crops);
+3. the shipped classifier fine-tuned on them (12 epochs from seed 58, about 20 minutes on 2 cores), the best epoch
+   exported to OpenVINO, into `runs/models-suit` (a copy of `models/` with the look in its reader.json);
 4. with --install, its weights copied into `models/` and the look written into `models/reader.json`.
 
-    .venv/bin/python scripts/train_look.py {suits,ranks} [--install]
+    .venv/bin/python scripts/train_look.py suits [--install]
 
 after `.venv/bin/python datasets/build.py fetch`.
 """
@@ -40,35 +37,28 @@ CROPS = Path("runs/prep/v20c/cls")
 
 @dataclass(frozen=True)
 class Look:
-    key: str  # its entry in reader.json
+    key: str  # its stage in reader.json (`stages`)
     stem: str  # its weights' name in models/
     upright: Path
     out: Path
     epochs: int
     seed: int
     settings: dict  # how the reader uses it, written beside its files
-    section: str  # where the model card tells its results
 
     def answer(self, card: str) -> str | None:
         """What the look is taught a crop of `card` is (None: not taught it)."""
-        if self.key == "suit_look":
-            return card[1] if card[1] in "cs" else None
-        return None if card == "Jk" else card[0]
+        return card[1] if card[1] in "cs" else None
 
     def name(self, card: str, k: str, stem: str) -> str:
-        # as the shipped looks' crops were named: the order of the files is the order training draws them in
-        return f"{card}_{stem}.png" if self.key == "suit_look" else f"{card}.{k}_{stem}.png"
+        # as the shipped look's crops were named: the order of the files is the order training draws them in
+        return f"{card}_{stem}.png"
 
 
 LOOKS = {
     # the two suits' shares swapped where the product of the classifier's split and the look's prefers the other
     # suit; sharpening them let backs through (model card)
     "suits": Look("suit_look", "index-suits", Path("runs/prep/suit58"), Path("runs/models-suit"), 12, 58,
-                  {"weight": 1.0, "sharpen": False}, "The suit look"),
-    # read only where the classifier is less sure than 0.95: on validation crops as good as reading every index,
-    # at a fifth of the cost
-    "ranks": Look("rank_look", "index-ranks", Path("runs/prep/rank59"), Path("runs/models-rank"), 8, 59,
-                  {"below": 0.95}, "The rank look"),
+                  {"weight": 1.0, "sharpen": False}),
 }
 
 
@@ -131,11 +121,11 @@ def _names(weights: Path) -> list[str]:
 
 
 def with_look(look: Look, reader_json: Path, files: dict, names: list[str]) -> None:
-    """The look written into a reader.json, with the settings the reader uses it with."""
+    """The look written into a reader.json (`stages`), with the settings the reader uses it with."""
     meta = json.loads(reader_json.read_text())
-    meta[look.key] = {"files": files, "names": names, **look.settings,
-                      "trained": f"scripts/train_look.py {look.stem.removeprefix('index-')}; models/MODEL_CARD.md, "
-                                 f"results, '{look.section}'"}
+    meta.setdefault("stages", {})[look.key] = {"files": files, "names": names, **look.settings}
+    meta.setdefault("notes", {})[look.key] = (f"{time.strftime('%Y-%m-%d')}: scripts/train_look.py "
+                                              f"{look.stem.removeprefix('index-')}")
     reader_json.write_text(json.dumps(meta, indent=2) + "\n")
 
 
@@ -145,9 +135,9 @@ def install(look: Look) -> None:
     shutil.rmtree(models / f"{look.stem}_openvino_model", ignore_errors=True)
     shutil.copytree(look.out / f"{look.stem}_openvino_model", models / f"{look.stem}_openvino_model")
     files = {"pytorch": f"{look.stem}.pt", "openvino": f"{look.stem}_openvino_model"}
-    names = json.loads((look.out / "reader.json").read_text())[look.key]["names"]
+    names = json.loads((look.out / "reader.json").read_text())["stages"][look.key]["names"]
     with_look(look, models / "reader.json", files, names)
-    log(f"installed into {models}: {look.stem}.pt, {look.stem}_openvino_model/, reader.json '{look.key}'")
+    log(f"installed into {models}: {look.stem}.pt, {look.stem}_openvino_model/, reader.json 'stages.{look.key}'")
 
 
 def main() -> int:

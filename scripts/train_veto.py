@@ -126,7 +126,7 @@ def install(trained: Path) -> None:
     for f in (trained / "index-classifier_int8_openvino_model").iterdir():
         if f.suffix in (".xml", ".bin"):
             shutil.copy(f, target / f"index-veto{f.suffix}")
-    log(f"installed into {models}: index-veto.pt, {target.name}/ (reader.json 'veto' names them)")
+    log(f"installed into {models}: index-veto.pt, {target.name}/ (reader.json 'stages.veto' names them)")
 
 
 def main() -> int:

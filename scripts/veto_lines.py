@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kiosk.errors import KioskError  # noqa: E402
 from kiosk.vision.evaluate import tally as count  # noqa: E402
 from kiosk.vision.partners import disagreeing_partners, index_turns  # noqa: E402
+from kiosk.vision.pipeline import veto_background  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
 from setting_table import print_changes, read_pictures  # noqa: E402
 
@@ -48,7 +49,7 @@ def read_set(reader, blind, root: Path) -> list:
     pictures = []
     for scene, image, cards in read_pictures(blind, root):
         boxes = [c.corners or (c.box,) for c in cards]
-        share = iter(reader._veto_background(image, [b for group in boxes for b in group]))
+        share = iter(veto_background(reader, image, [b for group in boxes for b in group]))
         readings = [(c, min(float(next(share)) for _ in group)) for c, group in zip(cards, boxes)]
         pictures.append((scene, readings, index_turns(cards, partial(reader.orientations_at, image))))
     return pictures
@@ -62,15 +63,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         reader = load_reader(args.models)
-        if reader.veto is None:
-            raise KioskError(f"{args.models}: this reader has no background veto (reader.json 'veto')")
+        veto, rule = reader.settings.stages.veto, reader.settings.stages.partners
+        if veto is None:
+            raise KioskError(f"{args.models}: this reader has no background veto (reader.json 'stages.veto')")
         blind = copy.copy(reader)
-        blind.veto, blind.partner_reach = None, 0.0
-        partners = (reader.partner_reach, reader.partner_sure) if reader.partner_reach else None
+        blind.settings = reader.settings.changed({"stages": {"veto": None, "partners": None}})
+        partners = (rule.reach, rule.sure) if rule else None
         print(f"reader {reader.model_version}: wrong readings / missed cards / clean full showdowns, and the change "
               "at each line")
         print_changes(args.sets, lambda root: read_set(reader, blind, root),
-                      lambda pictures, line: tally(pictures, line, reader.veto_spare, partners), args.lines)
+                      lambda pictures, line: tally(pictures, line, frozenset(veto.spare), partners), args.lines)
     except KioskError as err:
         print(f"veto_lines: {err}", file=sys.stderr)
         return 1

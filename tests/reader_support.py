@@ -13,7 +13,7 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
 def shipped_reader_with(folder: Path, edit) -> Path:
-    """`folder` as the shipped reader (its files linked) with reader.json changed by `edit(meta)`."""
+    """`folder` as the shipped reader (its files linked) with reader.json changed by `edit(meta)` (its dict)."""
     folder.mkdir(parents=True, exist_ok=True)
     for f in MODELS.iterdir():
         if f.name != "reader.json":
@@ -35,3 +35,12 @@ def card_probs(**shares) -> np.ndarray:
 def shares_of(p: np.ndarray, *cards: str) -> list[float]:
     """The first row's shares of `cards`, rounded to 3 places."""
     return [round(float(p[0, CLASS_NAMES.index(c)]), 3) for c in cards]
+
+
+def with_settings(reader, changes: dict):
+    """A copy of `reader` (its networks shared) reading with its settings changed (reader.json's shape)."""
+    import copy
+
+    other = copy.copy(reader)
+    other.settings = reader.settings.changed(changes)
+    return other

@@ -41,8 +41,8 @@ def test_a_mixed_folder_reads_a_table_and_says_what_it_was_mixed_from(tmp_path, 
     out = tmp_path / "mixed"
     assert average_classifiers.main([str(models), str(models), "--weight", "0.3", "--out", str(out)]) == 0
     meta = json.loads((out / "reader.json").read_text())
-    assert "0.3 x" in meta["classifier_trained"]
-    assert "int8" not in meta  # the INT8 copy of the old classifier must not be read as the new one's
+    assert "0.3 x" in meta["notes"]["classifier"]
+    assert "int8" not in meta["notes"]  # the INT8 copy of the old classifier must not be read as the new one's
     shipped = torch.load(models / "index-classifier.pt", map_location="cpu", weights_only=False)["model"].state_dict()
     mixed = torch.load(out / "index-classifier.pt", map_location="cpu", weights_only=False)["model"].state_dict()
     for key, value in shipped.items():  # a network averaged with itself is itself
@@ -82,7 +82,7 @@ def test_at_weight_one_a_wider_classifier_is_taken_whole_and_read(tmp_path):
         average_classifiers.main([str(models), str(tmp_path / "wide"), "--weight", "0.5", "--out", str(tmp_path / "x")])
     out = tmp_path / "taken"
     assert average_classifiers.main([str(models), str(tmp_path / "wide"), "--weight", "1.0", "--out", str(out)]) == 0
-    said = json.loads((out / "reader.json").read_text())["classifier_trained"]
+    said = json.loads((out / "reader.json").read_text())["notes"]["classifier"]
     assert said == f"{tmp_path / 'wide'}/index-classifier.pt taken whole (scripts/average_classifiers.py --weight 1.0)"
     taken = torch.load(out / "index-classifier.pt", map_location="cpu", weights_only=False)["model"]
     assert sum(p.numel() for p in taken.parameters()) == wide_size > 3 * sum(p.numel() for p in checkpoint["model"].parameters())

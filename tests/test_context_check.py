@@ -3,14 +3,13 @@ cards are dropped, the face-up cards' readings are kept."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from reader_support import shipped_reader_with
+from reader_support import shipped_reader_with, with_settings
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -54,8 +53,9 @@ def _three_backs(scene, image: np.ndarray, back: np.ndarray) -> tuple[np.ndarray
 
 def test_the_shipped_reader_has_a_context_check_for_single_pictures(reader):
     meta = json.loads((MODELS / "reader.json").read_text())
-    assert meta["context"]["names"] == ["card", "not"]
-    assert reader.context is not None and reader.context_drop == meta["context"]["drop"]
+    check = meta["stages"]["context_check"]
+    assert check["names"] == ["card", "not"]
+    assert reader.settings.stages.context_check.drop == check["drop"] and reader.networks["context_check"] is not None
 
 
 def test_the_check_and_the_veto_are_opened_by_the_first_single_picture_never_by_camera_frames(kenney_showdown):
@@ -64,29 +64,29 @@ def test_the_check_and_the_veto_are_opened_by_the_first_single_picture_never_by_
 
     fresh = load_reader(MODELS)  # the table's start-up (kiosk run, replay) does not pay for opening them
     fresh.read(kenney_showdown.image)
-    assert fresh._context is None and fresh._veto is None
+    assert "context_check" not in fresh.networks.opened and "veto" not in fresh.networks.opened
     fresh.read_picture(kenney_showdown.image)
-    assert fresh._context is not None and fresh._veto is not None
+    assert "context_check" in fresh.networks.opened and "veto" in fresh.networks.opened
 
 
 def test_a_reader_without_a_context_check_still_loads_and_is_another_version(tmp_path, reader):
     from kiosk.vision.reader import load_reader
 
-    plain = load_reader(shipped_reader_with(tmp_path, lambda meta: meta.pop("context")))
-    assert plain.context is None
+    plain = load_reader(shipped_reader_with(tmp_path, lambda meta: meta["stages"].pop("context_check")))
+    assert plain.settings.stages.context_check is None
     assert plain.model_version != reader.model_version  # the shipped reader, loaded once for the module
 
 
 def test_the_checks_trust_weighing_in_on_one_deck_is_part_of_the_version_only_where_a_deck_is_settled(tmp_path, reader):
-    """`context.trust`: where two readings claim one card, each claim counts as much as the check trusts the
+    """`one_deck.trust_context`: where two readings claim one card, each claim counts as much as the check trusts the
     reading (kiosk.vision.one_deck). It changes single pictures of one deck, so their version; with
     --many-decks nothing is settled, and the name stays."""
     from kiosk.vision.reader import load_reader
 
-    assert json.loads((MODELS / "reader.json").read_text())["context"].get("trust") is True
-    shipped_reader_with(tmp_path, lambda meta: meta["context"].pop("trust"))
+    assert json.loads((MODELS / "reader.json").read_text())["stages"]["one_deck"]["trust_context"] is True
+    shipped_reader_with(tmp_path, lambda meta: meta["stages"]["one_deck"].update(trust_context=False))
     untrusting, shipped = load_reader(tmp_path), reader
-    assert shipped.context_trust and not untrusting.context_trust
+    assert shipped.settings.stages.one_deck.trust_context and not untrusting.settings.stages.one_deck.trust_context
     assert untrusting.model_version != shipped.model_version
     assert load_reader(tmp_path, many_decks=True).model_version == load_reader(MODELS, many_decks=True).model_version
 
@@ -98,8 +98,7 @@ def test_readings_on_backs_that_picture_cards_are_dropped_and_face_up_cards_kept
     showdown give readings of cards; the check drops most of them, and nothing of the showdown."""
     from kiosk.synth.procedural import make_design
 
-    blind = copy.copy(reader)
-    blind.context = None
+    blind = with_settings(reader, {"stages": {"context_check": None}})
     on_backs = {"without": 0, "with": 0}
     for seed in (50, 58, 60):
         picture, (x1, y1, x2, y2) = _three_backs(kenney_showdown.scene, kenney_showdown.image,
@@ -131,8 +130,7 @@ def test_face_down_rows_of_held_out_seventh_generation_backs_lose_their_readings
     seeds = (353, 357, 358)
     for seed in seeds:
         procedural_art(make_design(seed))
-    blind = copy.copy(reader)
-    blind.context = None
+    blind = with_settings(reader, {"stages": {"context_check": None}})
     hands = [tuple(CLASS_NAMES[k * 13:(k + 1) * 13]) for k in range(4)]
     seats = tuple(SeatLayout(s + 1, front=h[:3], middle=h[3:8], back=h[8:], face_down=s in (1, 3))
                   for s, h in enumerate(hands))
@@ -169,7 +167,9 @@ def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_rea
     for f in MODELS.iterdir():  # the shipped reader, but its own reader.json (rewritten by the training)
         if f.name == "reader.json":
             meta = json.loads(f.read_text())
-            meta["context"] = {"drop": 0.85, "trust": True}  # an earlier check's line and trust, kept
+            # an earlier check (read where it lies: the training writes its own files here) and its line, kept
+            earlier = meta["stages"]["context_check"]
+            earlier.update(drop=0.85, files={k: str(MODELS / v) for k, v in earlier["files"].items()})
             (out / f.name).write_text(json.dumps(meta))
         elif not f.name.startswith("context-check"):
             (out / f.name).symlink_to(f)
@@ -184,11 +184,12 @@ def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_rea
             assert "(64x64, 5.0 x the index)" in run.stdout, run.stdout[-500:]
     assert len(list((crops / "train" / "card").glob("*.jpg"))) > 50
     meta = json.loads((out / "reader.json").read_text())
-    assert meta["context"]["names"] == ["card", "not"] and meta["context"]["drop"] == 0.85
-    assert meta["context"]["trust"] is True and meta["context"]["pad"] == 5.0
-    assert all((out / f).exists() for f in meta["context"]["files"].values())
+    check = meta["stages"]["context_check"]
+    assert check["names"] == ["card", "not"] and check["drop"] == 0.85
+    assert meta["stages"]["one_deck"]["trust_context"] is True and check["pad"] == 5.0
+    assert all((out / f).exists() for f in check["files"].values())
     reader = load_reader(out)
-    assert reader.context is not None and reader.context.pad == 5.0
+    assert reader.networks["context_check"] is not None and reader.networks["context_check"].pad == 5.0
     image = cv2.imread(str(next((tmp_path / "ctx" / "images" / "val").glob("*.jpg"))))
     assert reader.read_picture(image, source="ctx").image_size == (image.shape[1], image.shape[0])
 
@@ -204,10 +205,7 @@ def test_real_photos_lose_a_reading_of_no_card_and_keep_their_cards(reader, phot
     from kiosk.vision.images import load_image
 
     image = load_image(MODELS.parent / "datasets" / "real" / "real-photos-ranks" / photo)
-    reader = copy.copy(reader)
-    reader.turned_report = reader.report_confidence
-    reader.veto = None
-    blind = copy.copy(reader)
-    blind.context = None
+    reader = with_settings(reader, {"stages": {"turned_look": {"report": reader.report_line}, "veto": None}})
+    blind = with_settings(reader, {"stages": {"context_check": None}})
     assert sorted(str(c.card) for c in blind.read_picture(image).cards) == sorted(cards + [extra])
     assert sorted(str(c.card) for c in reader.read_picture(image).cards) == sorted(cards)

@@ -26,7 +26,7 @@ def table_of(n_sure: int) -> list[CardDetection]:
 
 def test_the_whole_deck_in_a_picture_names_a_weak_reading_of_a_card_read_nowhere_else():
     shipped = json.loads((Path(__file__).resolve().parents[1] / "models" / "reader.json").read_text())
-    assert shipped["whole_deck_left"] == WHOLE_DECK_LEFT == 4  # the rule these tests read is the shipped one
+    assert shipped["stages"]["whole_deck"]["left"] == WHOLE_DECK_LEFT == 4  # the rule these tests read is the shipped one
     whole = table_of(48)  # 48 sure + 5h weak: 4 cards of the 52 unread by sure readings (5h, 6h and two more)
     read = each_card_once(whole, report_floor(whole, 0.5, 0.6))
     assert [(str(c.card), c.confidence) for c in read if c.confidence < 0.5] == [("5h", 0.3)]
@@ -57,10 +57,10 @@ def test_a_doubtful_reading_offers_no_alternative_the_deck_placed_elsewhere():
 
 
 def test_a_sure_reading_keeps_its_card_against_a_weak_rival_with_the_shipped_weight():
-    """docs/detector.md, `one_deck_unread`: leaving the weak rival (on a pictured back, say) unread must
+    """docs/detector.md, `one_deck.unread`: leaving the weak rival (on a pictured back, say) unread must
     weigh more than the sure reading's faint runner-up, or the card is read by nobody."""
     shipped = json.loads((Path(__file__).resolve().parents[1] / "models" / "reader.json").read_text())
     sure, rival = reading("4c", 0.99, 0.0, [("4s", 0.01)]), reading("4c", 0.41, 300.0)
-    read = each_card_once([sure, rival], 0.5, unread=shipped["one_deck_unread"])
+    read = each_card_once([sure, rival], 0.5, unread=shipped["stages"]["one_deck"]["unread"])
     assert [(str(c.card), c.confidence) for c in read] == [("4c", 0.99)]
     assert each_card_once([sure, rival], 0.5) == ()  # the table's weight: both fall under the line

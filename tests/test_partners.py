@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reader_support import shipped_reader_with
+from reader_support import shipped_reader_with, with_settings
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 NAMES = ["Kd", "Qs", "6h", "9c", "Ah", "3d", "Jc", "Ts"]
@@ -19,16 +19,17 @@ NAMES = ["Kd", "Qs", "6h", "9c", "Ah", "3d", "Jc", "Ts"]
 def readers(tmp_path_factory):
     from kiosk.vision.reader import load_reader
 
-    plain = shipped_reader_with(tmp_path_factory.mktemp("plain"), lambda meta: meta.pop("partners"))
+    plain = shipped_reader_with(tmp_path_factory.mktemp("plain"), lambda meta: meta["stages"].pop("partners"))
     return load_reader(MODELS), load_reader(plain)
 
 
 def test_the_shipped_reader_drops_a_disagreeing_partner_and_is_another_version_without(readers):
     shipped, plain = readers
-    meta = json.loads((MODELS / "reader.json").read_text())["partners"]
-    assert (shipped.partner_reach, shipped.partner_sure) == (meta["reach"], meta["sure"])
-    assert 0 < shipped.partner_reach < 1.15  # under validation's nearest two right readings of two cards
-    assert plain.partner_reach == 0.0 and plain.model_version != shipped.model_version
+    meta = json.loads((MODELS / "reader.json").read_text())["stages"]["partners"]
+    rule = shipped.settings.stages.partners
+    assert (rule.reach, rule.sure) == (meta["reach"], meta["sure"])
+    assert 0 < rule.reach < 1.15  # under validation's nearest two right readings of two cards
+    assert plain.settings.stages.partners is None and plain.model_version != shipped.model_version
 
 
 def _misprint(deck, card: str, other: str):
@@ -90,7 +91,8 @@ def test_partner_lines_reads_a_set_once_and_scores_the_rule_as_eval_does(readers
     pictures = partner_lines.read_set(shipped, tmp_path)
     tally = partner_lines.tally
     assert tally(partner_lines.with_rule(pictures, 0.0, 0.0))[:2] == (1, 0)
-    assert tally(partner_lines.with_rule(pictures, shipped.partner_reach, shipped.partner_sure))[:2] == (0, 0)
+    rule = shipped.settings.stages.partners
+    assert tally(partner_lines.with_rule(pictures, rule.reach, rule.sure))[:2] == (0, 0)
     assert tally(partner_lines.with_rule(pictures, 0.05, 0.0))[:2] == (1, 0)
     assert partner_lines.main([str(tmp_path), "--reach", "0.75", "0.05", "--sure", "0.95"]) == 0
     table = capsys.readouterr().out.splitlines()
@@ -117,7 +119,7 @@ def test_the_rule_asks_the_classifier_only_of_readings_without_their_corners_tur
     assert min(sure for c in cards for _, sure in c.turns) > 0.9
     assert asked == []
     turned = replace(cards[0], turns=())
-    shipped_rule = (shipped.partner_reach, shipped.partner_sure)
+    shipped_rule = (shipped.settings.stages.partners.reach, shipped.settings.stages.partners.sure)
     from kiosk.vision.partners import disagreeing_partners
 
     disagreeing_partners([turned, *cards[1:]], lambda boxes: asked.append(boxes) or [(0, 1.0)] * len(boxes),
@@ -129,16 +131,14 @@ def test_veto_lines_applies_the_rule_after_the_veto_as_the_reader_does(readers, 
     """scripts/veto_lines.py reads the set without the veto and without this rule, and scores each line with the rule
     after it: the misprint's Qc is gone at every line as in the reader's own reading, and there without the rule."""
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))
-    import copy
-
     import veto_lines
 
     _one_picture_set(tmp_path, misprint)
     shipped, _ = readers
-    blind = copy.copy(shipped)
-    blind.veto, blind.partner_reach = None, 0.0
+    blind = with_settings(shipped, {"stages": {"veto": None, "partners": None}})
     pictures = veto_lines.read_set(shipped, blind, tmp_path)
-    rule = (shipped.partner_reach, shipped.partner_sure)
-    assert veto_lines.tally(pictures, None, shipped.veto_spare)[:2] == (1, 0)
-    assert veto_lines.tally(pictures, None, shipped.veto_spare, rule)[:2] == (0, 0)
-    assert veto_lines.tally(pictures, shipped.veto_line, shipped.veto_spare, rule)[:2] == (0, 0)
+    partners, veto = shipped.settings.stages.partners, shipped.settings.stages.veto
+    rule, spare = (partners.reach, partners.sure), frozenset(veto.spare)
+    assert veto_lines.tally(pictures, None, spare)[:2] == (1, 0)
+    assert veto_lines.tally(pictures, None, spare, rule)[:2] == (0, 0)
+    assert veto_lines.tally(pictures, veto.bg, spare, rule)[:2] == (0, 0)

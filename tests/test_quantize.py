@@ -74,18 +74,18 @@ def test_quantize_writes_an_int8_backend_that_reads_a_showdown(tmp_path, showdow
     """The recipe itself, on a few calibration frames: the new backend loads, is the same reading as
     FP32 on nearly every cut, and the FP32 models are untouched."""
     from kiosk.vision.quantize import agreement, quantize_reader
-    from kiosk.vision.model_folder import read_meta
     from kiosk.vision.reader import load_reader
+    from kiosk.vision.settings import read_settings
 
     folder = tmp_path / "reader"
     shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*int8*", "figures"))
     fp32_bin = next((folder / "index-classifier_openvino_model").glob("*.bin")).read_bytes()
     made = quantize_reader(folder, frames=4, designs=2, seed=7)
-    meta = read_meta(folder)
-    assert made["parts"] == ["classifier"] and len(made["designs"]) == 2
-    assert not set(made["designs"]) & set(meta["eval_decks"])
-    assert meta["classifier"]["files"]["openvino-int8"] != meta["classifier"]["files"]["openvino"]
-    assert meta["detector"]["files"]["openvino-int8"] == meta["detector"]["files"]["openvino"]
+    meta = read_settings(folder)
+    assert made["parts"] == ["classifier"] and len(made["designs"]) == 2 and meta.notes["int8"] == made
+    assert not set(made["designs"]) & set(meta.eval_decks)
+    assert meta.classifier.files["openvino-int8"] != meta.classifier.files["openvino"]
+    assert meta.detector.files["openvino-int8"] == meta.detector.files["openvino"]
     assert next((folder / "index-classifier_openvino_model").glob("*.bin")).read_bytes() == fp32_bin
     share, finds = _agreement(load_reader(folder, "openvino-int8"), load_reader(folder, "openvino"), showdown.image)
     assert finds >= 30 and share >= 0.9, share
@@ -106,5 +106,5 @@ def test_the_benchmark_exports_the_two_stages_and_reads_the_other_networks_where
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert [row["backend"] for row in rows] == ["onnx"]
     exported = json.loads(next((tmp_path / "runs" / "reader-exports").glob("*/reader.json")).read_text())
-    for side in ("context", "veto", "suit_look"):
-        assert all(Path(f).is_absolute() and Path(f).exists() for f in exported[side]["files"].values()), side
+    for side in ("context_check", "veto", "suit_look"):
+        assert all(Path(f).is_absolute() and Path(f).exists() for f in exported["stages"][side]["files"].values()), side

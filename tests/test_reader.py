@@ -13,6 +13,7 @@ from kiosk.cards import CLASS_NAMES, parse_card
 from kiosk.errors import KioskError
 from kiosk.vision.geometry import from_index_frame, orientation_of, square_crop, to_index_frame
 from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
+from reader_support import with_settings
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"
@@ -335,30 +336,38 @@ def test_model_version_changes_with_how_the_weights_are_read():
     another turned look (or what it may add, or from which line), another closer look, another filter for shrinking cuts, another rule for nested finds, small indices (at the frame's border too), twins or
     faint partners, or another report line or deck rule for single pictures (the whole deck's unclaimed finds too) reads
     differently, so it is another version."""
-    from kiosk.vision.model_folder import model_version, read_meta
+    from kiosk.vision.model_folder import model_version
+    from kiosk.vision.settings import ReaderSettings, read_settings
 
-    meta = read_meta(MODELS)
-    same = model_version(MODELS, json.loads(json.dumps(meta)))
-    turned = model_version(MODELS, {**meta, "classify_turns": int(meta.get("classify_turns", 1)) + 1})
-    bigger = model_version(MODELS, {**meta, "detector": {**meta["detector"], "input": [2176, 3840]}})
-    probing = model_version(MODELS, {**meta, "probe_gaps": not meta.get("probe_gaps", False)})
-    rechecking = model_version(MODELS, {**meta, "recheck_zooms": [1.3], "recheck_below": 0.5})
-    looking = model_version(MODELS, {**meta, "turned_look": 30.0})
-    sure_turns = model_version(MODELS, {**meta, "turned_look": 45.0, "turned_sure": not meta.get("turned_sure", False)})
-    turned_line = model_version(MODELS, {**meta, "turned_look": 45.0, "turned_report": 0.8 if meta.get("turned_report") != 0.8 else 0.9})
-    closer = model_version(MODELS, {**meta, "closer_zoom": 2.0})
-    surer = model_version(MODELS, {**meta, "closer_zoom": 1.5, "closer_report_confidence": 0.95})
-    shrinking = model_version(MODELS, {**meta, "shrink_area": not meta.get("shrink_area", False)})
-    nesting = model_version(MODELS, {**meta, "drop_nested": 0.0 if meta.get("drop_nested") else 0.5})
-    scaling = model_version(MODELS, {**meta, "small_index": 0.0 if meta.get("small_index") else 0.5})
-    twins = model_version(MODELS, {**meta, "twin_reach": 0.0 if meta.get("twin_reach") else 1.0})
-    faint = model_version(MODELS, {**meta, "faint_partners": 0.0 if meta.get("faint_partners") else 0.9})
-    edge = model_version(MODELS, {**meta, "small_index": 0.5, "small_index_edge": not meta.get("small_index_edge", False)})
-    reporting = model_version(MODELS, {**meta, "report_confidence": 0.7 if meta.get("report_confidence") != 0.7 else 0.5})
-    one_deck = model_version(MODELS, {**meta, "one_deck_report": None if meta.get("one_deck_report") is not None else 0.4})
-    whole_deck = model_version(MODELS, {**meta, "one_deck_report": 0.5, "whole_deck_left": 9})
-    unread = model_version(MODELS, {**meta, "one_deck_report": 0.5, "one_deck_unread": 0.05 if meta.get("one_deck_unread") != 0.05 else 0.2})
-    unclaimed = model_version(MODELS, {**meta, "one_deck_report": 0.5, "unclaimed": {"left": 7, "least": 0.5}})
+    meta = read_settings(MODELS)
+    stages = meta.stages
+    assert all(getattr(stages, name) is not None for name in ("four_turns", "gaps", "nested", "small_index", "twins",
+                                                              "faint_partners", "one_deck", "whole_deck"))
+
+    def version(changes: dict) -> str:
+        return model_version(MODELS, meta.changed(changes))
+
+    same = model_version(MODELS, ReaderSettings.model_validate_json(meta.to_json()))
+    turned = version({"stages": {"four_turns": None}})
+    bigger = version({"detector": {"input": [2176, 3840]}})
+    probing = version({"stages": {"gaps": None}})
+    rechecking = version({"stages": {"recheck_zooms": {"zooms": [1.3], "below": 0.5}}})
+    looking = version({"stages": {"turned_look": {"degrees": 30.0}}})
+    sure_turns = version({"stages": {"turned_look": {"sure_only": not stages.turned_look.sure_only}}})
+    turned_line = version({"stages": {"turned_look": {"report": 0.8 if stages.turned_look.report != 0.8 else 0.9}}})
+    closer = version({"stages": {"closer_look": {"zoom": 2.0}}})
+    surer = version({"stages": {"closer_look": {"zoom": 1.5, "report": 0.95}}})
+    shrinking = version({"classifier": {"shrink_area": not meta.classifier.shrink_area}})
+    nesting = version({"stages": {"nested": None}})
+    scaling = version({"stages": {"small_index": None}})
+    twins = version({"stages": {"twins": None}})
+    faint = version({"stages": {"faint_partners": None}})
+    edge = version({"stages": {"small_index": {"edge": not stages.small_index.edge}}})
+    reporting = version({"confidence": {"report": 0.7 if meta.confidence.report != 0.7 else 0.5}})
+    one_deck = version({"stages": {"one_deck": None}})
+    whole_deck = version({"stages": {"whole_deck": {"left": 9}}})
+    unread = version({"stages": {"one_deck": {"unread": 0.05 if stages.one_deck.unread != 0.05 else 0.2}}})
+    unclaimed = version({"stages": {"whole_deck": {"unclaimed": {"left": 7, "least": 0.5}}}})
     assert same == model_version(MODELS, meta)
     versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins,
                 faint, edge, sure_turns, turned_line, reporting, one_deck, whole_deck, unread, unclaimed}
@@ -366,14 +375,15 @@ def test_model_version_changes_with_how_the_weights_are_read():
 
 
 def test_a_reader_for_many_decks_is_the_version_without_the_one_deck_rule():
-    from kiosk.vision.model_folder import model_version, read_meta
+    from kiosk.vision.model_folder import model_version
     from kiosk.vision.reader import load_reader
+    from kiosk.vision.settings import read_settings
 
-    meta = read_meta(MODELS)
-    assert meta.get("one_deck_report") is not None
+    meta = read_settings(MODELS)
+    assert meta.stages.one_deck is not None
     many = load_reader(MODELS, many_decks=True)
-    assert many.one_deck_report is None
-    assert many.model_version == model_version(MODELS, {k: v for k, v in meta.items() if k != "one_deck_report"}, many.backend)
+    assert many.settings.stages.one_deck is None
+    assert many.model_version == model_version(MODELS, meta.changed({"stages": {"one_deck": None}}), many.backend)
     assert many.model_version != load_reader(MODELS).model_version
 
 
@@ -383,30 +393,26 @@ def test_bad_frame_is_a_clear_error(reader):
 
 
 def test_reading_at_four_quarter_turns_reads_a_turned_cut_as_the_same_card(reader, showdown):
-    """`classify_turns` 4 averages the cut read at every quarter turn, so turning the cut only
+    """`four_turns` averages the cut read at every quarter turn, so turning the cut only
     moves its orientation class (k -> k-1 for a turn counter-clockwise); one pass is no such average."""
     from kiosk.vision.prepare import corner_orientations
 
     boxes = [box for card in showdown.scene["cards"] for box, _k in corner_orientations(card)][:12]
     crops = np.stack([square_crop(showdown.image, b, reader.cls_size) for b in boxes])
     turned = np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2)))
-    names = reader.meta["classifier"]["names"]
+    names = list(reader.settings.classifier.names)
     as_unturned = [names.index(f"{n.rsplit('.', 1)[0]}.{(int(n.rsplit('.', 1)[1]) + 1) % 4}") if n != "bg" else i
                    for i, n in enumerate(names)]
-    saved = reader.turns
-    try:
-        reader.turns = 4
-        p, q = reader.classify_crops(crops), reader.classify_crops(turned)
-        assert np.allclose(q, p[:, as_unturned], atol=1e-4)
-        reader.turns = 1
-        p, q = reader.classify_crops(crops), reader.classify_crops(turned)
-        assert not np.allclose(q, p[:, as_unturned], atol=1e-4)
-    finally:
-        reader.turns = saved
+    four = with_settings(reader, {"stages": {"four_turns": {}}})
+    p, q = four.classify_crops(crops), four.classify_crops(turned)
+    assert np.allclose(q, p[:, as_unturned], atol=1e-4)
+    one = with_settings(reader, {"stages": {"four_turns": None}})
+    p, q = one.classify_crops(crops), one.classify_crops(turned)
+    assert not np.allclose(q, p[:, as_unturned], atol=1e-4)
 
 
 def test_cuts_larger_than_the_input_are_shrunk_with_an_area_filter(reader, showdown):
-    """`shrink_area` (reader.json, on): an index of a 4K frame, cut larger than the classifier's 64 px,
+    """`classifier.shrink_area` (reader.json, on): an index of a 4K frame, cut larger than the classifier's 64 px,
     is shrunk with an area filter; resampled bilinearly it would alias (4K tables: docs/pipeline.md)."""
     import cv2
 
@@ -418,13 +424,13 @@ def test_cuts_larger_than_the_input_are_shrunk_with_an_area_filter(reader, showd
     bilinear_cuts = np.stack([square_crop(big, b, reader.cls_size) for b in boxes])
     assert np.abs(area_cuts.astype(int) - bilinear_cuts).mean() > 0.3, "the two filters cut different pixels"  # 0.74
     area, bilinear = reader.classify_crops(area_cuts), reader.classify_crops(bilinear_cuts)
-    assert reader.shrink_area
+    assert reader.settings.classifier.shrink_area
     # Relative, not absolute: a sure classifier's probabilities differ by less than 1e-3 in absolute terms.
     assert np.allclose(reader.classify(big, boxes), area, rtol=1e-4, atol=1e-12) and not np.allclose(area, bilinear, rtol=1e-2, atol=0)
 
 
 def test_recheck_reads_only_the_doubtful_cuts_again_at_other_zooms(reader, showdown):
-    """`recheck_zooms` (single pictures): a cut whose best card is under `recheck_below` is read again
+    """`recheck_zooms` (single pictures): a cut whose best card is under its `below` is read again
     at each zoom and the answers averaged; a sure cut keeps its one reading. Camera frames are not
     rechecked (the table pipeline votes over frames instead)."""
     from kiosk.vision.prepare import corner_orientations
@@ -432,19 +438,15 @@ def test_recheck_reads_only_the_doubtful_cuts_again_at_other_zooms(reader, showd
     boxes = [box for card in showdown.scene["cards"] for box, _k in corner_orientations(card)][:12]
     # Half an index off: cuts the classifier is less sure of.
     boxes += [(x1 + (x2 - x1) / 2, y1, x2 + (x2 - x1) / 2, y2) for x1, y1, x2, y2 in boxes[:6]]
-    saved = reader.zooms, reader.recheck_below
-    try:
-        reader.zooms, reader.recheck_below = (), 0.0
-        once = reader.classify(showdown.image, boxes)
-        top = np.array([max(p[reader._card_of == c].sum() for c in range(len(CLASS_NAMES))) for p in once])
-        below = float(np.median(top))
-        doubtful = top < below
-        assert doubtful.any() and not doubtful.all()
-        reader.zooms, reader.recheck_below = (1.15, 0.9), below
-        again = reader.classify(showdown.image, boxes, recheck=True)
-        frame = reader.classify(showdown.image, boxes)
-    finally:
-        reader.zooms, reader.recheck_below = saved
+    plain = with_settings(reader, {"stages": {"recheck_zooms": None}})
+    once = plain.classify(showdown.image, boxes)
+    top = np.array([max(p[reader._card_of == c].sum() for c in range(len(CLASS_NAMES))) for p in once])
+    below = float(np.median(top))
+    doubtful = top < below
+    assert doubtful.any() and not doubtful.all()
+    rechecking = with_settings(reader, {"stages": {"recheck_zooms": {"zooms": [1.15, 0.9], "below": below}}})
+    again = rechecking.classify(showdown.image, boxes, recheck=True)
+    frame = rechecking.classify(showdown.image, boxes)
     assert np.allclose(frame, once)
     assert np.allclose(again[~doubtful], once[~doubtful])
     assert np.abs(again[doubtful] - once[doubtful]).max() > 0.01
@@ -508,17 +510,15 @@ def _print_four_aces(scene, image: np.ndarray, share: float) -> tuple[np.ndarray
 def test_indices_printed_far_smaller_than_the_tables_are_not_read(reader, showdown):
     """Four aces pictured on felt at a third of a card's size (as kde-nicu backs print them) read as
     four more aces; `small_index` (kiosk.vision.scale) drops them, and only them."""
-    import copy
 
     picture, (x1, y1, x2, y2) = _print_four_aces(showdown.scene, showdown.image, 0.35)
 
     def on_print(dets):
         return [c for c in dets.cards if x1 - 5 <= c.center[0] <= x2 + 5 and y1 - 5 <= c.center[1] <= y2 + 5]
 
-    blind = copy.copy(reader)
-    blind.small_index = 0.0
+    blind = with_settings(reader, {"stages": {"small_index": None}})
     assert len(on_print(blind.read(picture))) >= 2  # the printed aces do read as cards without the rule
-    assert reader.small_index == 0.5
+    assert reader.settings.stages.small_index.share == 0.5
     read = reader.read(picture)
     assert on_print(read) == []
     plain = reader.read(showdown.image)
@@ -534,14 +534,14 @@ def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(
 
     reader = load_reader(MODELS, many_decks=True)
     meta = json.loads((MODELS / "reader.json").read_text())
-    assert reader.report_confidence == meta.get("report_confidence", reader.min_confidence) >= reader.min_confidence
+    assert reader.report_line == meta["confidence"]["report"] >= reader.settings.confidence.least
     everything = reader.read(showdown.image, recheck=True, look_closer=True)
     reported = reader.read_picture(showdown.image, source="photo.jpg")
     assert reported.source == "photo.jpg"
-    assert [c for c in everything.cards if c.confidence >= reader.report_confidence] == list(reported.cards)
+    assert [c for c in everything.cards if c.confidence >= reader.report_line] == list(reported.cards)
     assert "closer_reads" in reported.meta and "closer_reads" not in reader.read(showdown.image).meta
     frame = reader.read(showdown.image)
-    assert all(c.confidence >= reader.min_confidence for c in frame.cards)
+    assert all(c.confidence >= reader.settings.confidence.least for c in frame.cards)
 
 
 @pytest.mark.slow
@@ -553,31 +553,25 @@ def test_a_photo_of_a_few_cards_reports_from_the_usual_line(reader, photo, monke
     with the rule off. (Read without the context check, which since `f921f69697a4` drops IMG_2514's joker
     reading before this rule is asked, and with the turned look's weak readings, which since `3dbc33dc7215`
     (`turned_sure`) are left out before it too: the rule is what is tested here.)"""
-    import copy
-
-    import kiosk.vision.reader as reading
+    import kiosk.vision.pipeline as reading
     from kiosk.vision.images import load_image
     from kiosk.vision.reader import load_reader
 
-    reader = copy.copy(reader)
-    reader.context = None
-    reader.turned_sure = False
+    unsure_turns = {"stages": {"context_check": None, "turned_look": {"sure_only": False}}}
+    reader = with_settings(reader, unsure_turns)
     image = load_image(REPO / "datasets" / "real" / "real-photos-ranks" / photo)
     one = reader.read_picture(image).cards
-    sure_turns = copy.copy(reader)
-    sure_turns.turned_sure = True
+    sure_turns = with_settings(reader, {"stages": {"turned_look": {"sure_only": True}}})
     with monkeypatch.context() as m:
         m.setattr(reading, "report_floor", lambda cards, low, usual: low)  # the low line for any picture
         low = reader.read_picture(image).cards
         low_sure = sure_turns.read_picture(image).cards
-    assert [str(c.card) for c in low if c.confidence < reader.report_confidence] == ["Jk"]
-    assert [str(c.card) for c in low_sure if c.confidence < reader.report_confidence] == []  # the joker was the turned look's
-    many_decks = load_reader(MODELS, many_decks=True)
-    many_decks.context = None
-    many_decks.turned_sure = False
+    assert [str(c.card) for c in low if c.confidence < reader.report_line] == ["Jk"]
+    assert [str(c.card) for c in low_sure if c.confidence < reader.report_line] == []  # the joker was the turned look's
+    many_decks = with_settings(load_reader(MODELS, many_decks=True), unsure_turns)
     many = many_decks.read_picture(image).cards
     assert sorted(one, key=lambda c: c.box) == sorted(many, key=lambda c: c.box)
-    assert all(c.confidence >= reader.report_confidence for c in one)
+    assert all(c.confidence >= reader.report_line for c in one)
 
 
 def _left_half_twice(image: np.ndarray) -> np.ndarray:
@@ -599,13 +593,13 @@ def test_a_picture_of_one_deck_reports_each_card_once(reader, showdown):
 
     from kiosk.vision.reader import load_reader
 
-    assert reader.one_deck_report is not None and reader.one_deck_report < reader.report_confidence
+    assert reader.settings.stages.one_deck is not None and reader.one_deck_line < reader.report_line
     twice = _left_half_twice(showdown.image)
     many = Counter(str(c.card) for c in load_reader(MODELS, many_decks=True).read_picture(twice).cards)
     assert sum(n - 1 for n in many.values()) >= 5  # five or more cards read on both halves
     one = reader.read_picture(twice).cards
     assert max(Counter(str(c.card) for c in one).values()) == 1
-    assert min(c.confidence for c in one) >= reader.one_deck_report
+    assert min(c.confidence for c in one) >= reader.one_deck_line
     assert len(set(many) - {str(c.card) for c in one}) <= 1  # each card the many-deck reader read is still read
 
 
@@ -614,17 +608,15 @@ def test_the_turned_look_adds_only_readings_sure_enough_to_report(reader):
     """In a picture of one deck every reading took part in settling the deck, the turned look's weak ones too,
     and they took cards from right readings (kenney-val: 8 wrong readings and 26 missed with them, 6 and 25
     without; `turned_sure`, docs/detector.md). A 4K kenney showdown whose turned look reads two cards weakly."""
-    import copy
 
     from kiosk.synth.scenes import render_random
 
     scene = render_random("showdown", "kenney", seed=4243, size=(3840, 2160))
 
-    blind = copy.copy(reader)
-    blind.turned_sure = False
-    assert any(c.confidence < reader.report_confidence for c in _read_turning(blind, scene.image)[1])
-    assert reader.turned_sure
-    assert all(c.confidence >= reader.report_confidence for c in _read_turning(reader, scene.image)[1])
+    blind = with_settings(reader, {"stages": {"turned_look": {"sure_only": False}}})
+    assert any(c.confidence < reader.report_line for c in _read_turning(blind, scene.image)[1])
+    assert reader.settings.stages.turned_look.sure_only
+    assert all(c.confidence >= reader.report_line for c in _read_turning(reader, scene.image)[1])
 
 
 def _read_turning(reader, image) -> tuple[tuple, list]:
@@ -642,7 +634,6 @@ def test_the_turned_look_adds_readings_only_from_its_own_line(reader, photo):
     wrong, on the 4K test scenes 14 of 14): it adds readings from `turned_report` (0.7; docs/detector.md). These
     photos' turned looks read a card at 0.6-0.7 that no labelled card bears out; from the line they add none
     of them, and every rank read right before is read right still."""
-    import copy
 
     from kiosk.vision.evaluate import _voc_items, match_ranks
     from kiosk.vision.geometry import box_center
@@ -659,13 +650,13 @@ def test_the_turned_look_adds_readings_only_from_its_own_line(reader, photo):
         right = sum(i is not None and reads[i][0] == rank for (rank, _), i in zip(boxes, took))
         return added, right, len(reads) - right
 
-    assert reader.turned_report == 0.7 > reader.report_confidence
-    blind = copy.copy(reader)
-    blind.turned_report = reader.report_confidence
+    line = reader.settings.stages.turned_look.report
+    assert line == 0.7 > reader.report_line
+    blind = with_settings(reader, {"stages": {"turned_look": {"report": reader.report_line}}})
     added, right_before, wrong_before = read(blind)
-    assert any(c.confidence < reader.turned_report for c in added)
+    assert any(c.confidence < line for c in added)
     added, right, wrong = read(reader)
-    assert all(c.confidence >= reader.turned_report for c in added)
+    assert all(c.confidence >= line for c in added)
     assert right == right_before and wrong == wrong_before - 1
 
 
@@ -683,14 +674,9 @@ def test_cards_turned_about_45_degrees_are_read_in_the_turned_look(reader, photo
     real = REPO / "datasets" / "real" / "real-photos-ranks"
     labels = next(sorted(rank for rank, _ in boxes) for path, boxes, _ in _voc_items(real) if path.name == photo)
     image = cv2.imread(str(real / photo))
-    saved = reader.turned_look
-    try:
-        reader.turned_look = 0.0
-        upright = reader.read_picture(image)
-    finally:
-        reader.turned_look = saved
+    upright = with_settings(reader, {"stages": {"turned_look": None}}).read_picture(image)
     both = reader.read_picture(image)
-    assert saved == 45.0 and len(upright.cards) < len(labels)
+    assert reader.settings.stages.turned_look.degrees == 45.0 and len(upright.cards) < len(labels)
     assert sorted(c.card.rank_char for c in both.cards) == labels
     assert both.meta["turned_reads"] >= 1 and all(0 <= v <= s for c in both.cards for v, s in zip(c.box, image.shape[1::-1] * 2))
 

@@ -40,7 +40,7 @@ def reader():
 
 
 def test_the_shipped_reader_has_its_suit_look(reader):
-    assert reader.suit_look is not None and not reader.suit_sharpen
+    assert reader.networks["suit_look"] is not None and not reader.settings.stages.suit_look.sharpen
 
 
 def test_the_look_tells_clubs_from_spades_on_a_design_the_reader_never_trained_on(reader, showdown):
@@ -59,12 +59,12 @@ def test_the_look_tells_clubs_from_spades_on_a_design_the_reader_never_trained_o
             corners.append(Corner(box, 0.9, card_probs(**{name: 0.42, other: 0.48})[0], k, 0.99))
             truth.append(name)
     assert len(corners) >= 10
-    looked = reader._look_again(showdown.image, corners)
+    looked = reader.look_again(showdown.image, corners)
     right = sum(int(np.argmax(c.card_probs)) == CLASS_NAMES.index(t) for c, t in zip(looked, truth))
     assert right >= 0.9 * len(corners)
     # turned the wrong way, the cuts are not what the look was taught: it no longer sets them right
     wrong_way = [Corner(c.box, c.score, c.card_probs, (c.orient + 2) % 4, c.orient_conf) for c in corners]
-    turned = reader._look_again(showdown.image, wrong_way)
+    turned = reader.look_again(showdown.image, wrong_way)
     assert sum(int(np.argmax(c.card_probs)) == CLASS_NAMES.index(t) for c, t in zip(turned, truth)) < right
 
 
@@ -72,12 +72,13 @@ def test_a_red_reading_is_not_given_to_the_suit_look(reader, showdown):
     from kiosk.vision.merge import Corner
 
     red = Corner((10.0, 10.0, 40.0, 60.0), 0.9, card_probs(Th=0.9, Tc=0.01, Ts=0.03)[0], 0, 0.99)
-    look, cuts = reader.suit_look, []
-    reader.suit_look = lambda batch: cuts.append(len(batch)) or look(batch)  # counts what the suit look is given
+    look, cuts = reader.networks["suit_look"], []
+    # counts what the suit look is given
+    reader.networks.opened["suit_look"] = lambda batch: cuts.append(len(batch)) or look(batch)
     try:
-        looked = reader._look_again(showdown.image, [red])[0]
+        looked = reader.look_again(showdown.image, [red])[0]
     finally:
-        reader.suit_look = look
+        reader.networks.opened["suit_look"] = look
     assert cuts == [] and np.array_equal(looked.card_probs, red.card_probs)
 
 
@@ -92,10 +93,10 @@ def test_a_reader_folder_whose_look_is_missing_fails_to_load_with_a_clear_error(
 
 
 def test_how_the_look_is_used_is_part_of_the_model_version():
-    from kiosk.vision.model_folder import model_version, read_meta
+    from kiosk.vision.model_folder import model_version
+    from kiosk.vision.settings import read_settings
 
-    meta = read_meta(MODELS)
-    look = meta["suit_look"]
-    sharper = {**meta, "suit_look": {**look, "sharpen": not look.get("sharpen", True)}}
-    without = {k: v for k, v in meta.items() if k != "suit_look"}
+    meta = read_settings(MODELS)
+    sharper = meta.changed({"stages": {"suit_look": {"sharpen": not meta.stages.suit_look.sharpen}}})
+    without = meta.changed({"stages": {"suit_look": None}})
     assert len({model_version(MODELS, m) for m in (meta, sharper, without)}) == 3

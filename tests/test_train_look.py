@@ -1,4 +1,4 @@
-"""scripts/train_look.py: the crops each look is taught, turned upright and labelled by its answer alone."""
+"""scripts/train_look.py: the crops the suit look is taught, turned upright and labelled by its answer alone."""
 
 from __future__ import annotations
 
@@ -41,7 +41,6 @@ def test_each_look_is_taught_its_own_answer_on_upright_crops(tmp_path, monkeypat
         assert turned[1, 1].min() > 200 and turned[6, 6].max() < 50  # upright again: white top left
         assert turned.shape == up.shape
     assert made["suits"] == ["train/c/3c_a.png", "train/s/Ks_b.png", "val/s/2s_f.png"]
-    assert made["ranks"] == ["train/3/3c.1_a.png", "train/K/Ks.2_b.png", "train/T/Th.0_c.png", "val/2/2s.3_f.png"]
 
 
 def test_a_look_is_written_into_reader_json_with_how_the_reader_uses_it(tmp_path, monkeypatch):
@@ -52,8 +51,7 @@ def test_a_look_is_written_into_reader_json_with_how_the_reader_uses_it(tmp_path
     reader_json.write_text(json.dumps({"detector": {}}))
     files = {"pytorch": "index-suits.pt"}
     train_look.with_look(train_look.LOOKS["suits"], reader_json, files, ["c", "s"])
-    train_look.with_look(train_look.LOOKS["ranks"], reader_json, {"pytorch": "index-ranks.pt"}, sorted("23456789TJQKA"))
     meta = json.loads(reader_json.read_text())
-    assert meta["suit_look"]["sharpen"] is False and meta["suit_look"]["names"] == ["c", "s"]
-    assert meta["rank_look"]["files"] == {"pytorch": "index-ranks.pt"} and meta["rank_look"]["names"][0] == "2"
-    assert "train_look.py ranks" in meta["rank_look"]["trained"] and "The rank look" in meta["rank_look"]["trained"]
+    look = meta["stages"]["suit_look"]
+    assert look["sharpen"] is False and look["names"] == ["c", "s"] and look["files"] == files
+    assert "train_look.py suits" in meta["notes"]["suit_look"]

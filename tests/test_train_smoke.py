@@ -34,7 +34,7 @@ def test_one_epoch_training_writes_a_reader_that_loads_and_reads(tmp_path):
     ]
     out.mkdir()
     # A folder that already holds a reader (continued training): its tuned thresholds stay.
-    (out / "reader.json").write_text(json.dumps({"min_confidence": 0.42, "det_conf": 0.07}))
+    (out / "reader.json").write_text(json.dumps({"confidence": {"least": 0.42}, "detector": {"conf": 0.07}}))
     env = {k: v for k, v in os.environ.items() if k != "KIOSK_THREADS"}  # every core
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -45,7 +45,7 @@ def test_one_epoch_training_writes_a_reader_that_loads_and_reads(tmp_path):
         for f in meta[stage]["files"].values():
             assert (out / f).exists(), f
     assert len(meta["classifier"]["names"]) == 53 * 4 + 1  # every card x 4 orientations + background
-    assert meta["min_confidence"] == 0.42 and meta["det_conf"] == 0.07
+    assert meta["confidence"]["least"] == 0.42 and meta["detector"]["conf"] == 0.07
     test_decks = json.loads((data / "decks.json").read_text())["test"]
     assert test_decks and meta["eval_decks"] == test_decks  # the designs never trained on
     for fig in ("classifier_confusion.png", "classifier_pr.png", "val_scenes_confusion.png", "train_summary.json"):
@@ -232,8 +232,8 @@ def test_a_classifier_trains_from_two_teachers(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     assert "learning from 2 teacher(s) (weight 0.7, temperature 2.0)" in run.stdout
     meta = json.loads((student / "reader.json").read_text())
-    assert meta["train_config"]["teachers"] == ["models", "models"]
-    assert meta["train_config"]["teacher_weight"] == 0.7
+    assert meta["notes"]["train_config"]["teachers"] == ["models", "models"]
+    assert meta["notes"]["train_config"]["teacher_weight"] == 0.7
     from ultralytics import YOLO
 
     trained = YOLO(str(student / "index-classifier.pt"), task="classify").model.state_dict()

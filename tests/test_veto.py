@@ -3,14 +3,13 @@ classifier, taught backs and print as background, calls background at every corn
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from reader_support import shipped_reader_with
+from reader_support import shipped_reader_with, with_settings
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"
@@ -24,9 +23,10 @@ def reader():
 
 
 def test_the_shipped_reader_has_a_veto_that_spares_jokers(reader):
-    meta = json.loads((MODELS / "reader.json").read_text())["veto"]
-    assert reader.veto_line == meta["bg"] and 0.0 < reader.veto_line < 1.0
-    assert reader.veto_spare == frozenset({"Jk"})
+    meta = json.loads((MODELS / "reader.json").read_text())["stages"]["veto"]
+    veto = reader.settings.stages.veto
+    assert veto.bg == meta["bg"] and 0.0 < veto.bg < 1.0
+    assert frozenset(veto.spare) == frozenset({"Jk"})
     for kind, name in meta["files"].items():
         assert (MODELS / name).exists(), (kind, name)
 
@@ -35,10 +35,10 @@ def test_a_reader_without_the_veto_still_loads_and_is_another_version(tmp_path):
     from kiosk.vision.reader import load_reader
 
     shipped = load_reader(MODELS)
-    plain = load_reader(shipped_reader_with(tmp_path / "plain", lambda meta: meta.pop("veto")))
-    assert plain.veto is None and shipped.veto is not None
+    plain = load_reader(shipped_reader_with(tmp_path / "plain", lambda meta: meta["stages"].pop("veto")))
+    assert plain.settings.stages.veto is None and shipped.networks["veto"] is not None
     assert plain.model_version != shipped.model_version
-    line = load_reader(shipped_reader_with(tmp_path / "line", lambda meta: meta["veto"].update(bg=0.95)))
+    line = load_reader(shipped_reader_with(tmp_path / "line", lambda meta: meta["stages"]["veto"].update(bg=0.95)))
     assert line.model_version not in (plain.model_version, shipped.model_version)
 
 
@@ -46,7 +46,7 @@ def test_a_missing_veto_file_is_a_clear_error_when_the_reader_loads(tmp_path):
     from kiosk.errors import KioskError
     from kiosk.vision.reader import load_reader
 
-    folder = shipped_reader_with(tmp_path, lambda meta: meta["veto"].update(files={"pytorch": "gone.pt"}))
+    folder = shipped_reader_with(tmp_path, lambda meta: meta["stages"]["veto"].update(files={"pytorch": "gone.pt"}))
     with pytest.raises(KioskError, match="background veto's weights are missing"):
         load_reader(folder)
 
@@ -58,7 +58,7 @@ def test_the_veto_reads_with_its_own_weights_not_the_classifiers(reader, tmp_pat
     shot = render_random("showdown", "kenney", seed=4242, size=(1920, 1080))
     boxes = [c.box for c in reader.read_picture(shot.image).cards[:8]]
     own = reader.classify(shot.image, boxes)
-    vetos = reader.classify(shot.image, boxes, runner=reader.veto)
+    vetos = reader.classify(shot.image, boxes, runner=reader.networks["veto"])
     assert own.shape == vetos.shape and not np.allclose(own, vetos, atol=1e-3)
 
 
@@ -91,7 +91,7 @@ def test_train_veto_merges_the_crops_with_hard_links_and_installs_the_weights(tm
     (tmp_path / "models").mkdir()
     monkeypatch.chdir(tmp_path)
     train_veto.install(trained)
-    files = json.loads((MODELS / "reader.json").read_text())["veto"]["files"]
+    files = json.loads((MODELS / "reader.json").read_text())["stages"]["veto"]["files"]
     for name in files.values():
         assert (tmp_path / "models" / name).exists(), name
     assert sorted(p.name for p in (tmp_path / "models" / "index-veto_int8_openvino_model").iterdir()) == \
@@ -118,8 +118,7 @@ def test_a_reading_on_held_out_creature_backs_is_vetoed_and_nothing_else(reader,
     procedural_art(make_design(design))
     shot = render_random(kind, f"procedural-{design}", seed, size=(3840, 2160))
     image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1], cv2.IMREAD_COLOR)
-    blind = copy.copy(reader)
-    blind.veto = None
+    blind = with_settings(reader, {"stages": {"veto": None}})
     before = blind.read_picture(image).cards
     after = reader.read_picture(image).cards
     on_backs = [str(c.card) for c in before if on_face_down(c.box, shot.scene)]
@@ -138,8 +137,7 @@ def test_real_photos_keep_every_reading_under_the_veto(reader, photo):
     from kiosk.vision.images import load_image
 
     image = load_image(REPO / "datasets" / "real" / "real-photos-ranks" / photo)
-    blind = copy.copy(reader)
-    blind.veto = None
+    blind = with_settings(reader, {"stages": {"veto": None}})
     stages = []
     with_veto = reader.read_picture(image, stages=stages).cards
     assert "veto" in [name for name, _ in stages]
@@ -166,5 +164,5 @@ def test_veto_lines_scores_each_line_as_eval_does_and_refuses_a_reader_without_a
     assert missed_above_all == missed and wrong <= 2
     assert missed_at_half - missed >= len(cards) // 2 - wrong
 
-    assert veto_lines.main([str(tmp_path), "--models", str(shipped_reader_with(tmp_path / "m", lambda m: m.pop("veto")))]) == 1
+    assert veto_lines.main([str(tmp_path), "--models", str(shipped_reader_with(tmp_path / "m", lambda m: m["stages"].pop("veto")))]) == 1
     assert "has no background veto" in capsys.readouterr().err

@@ -12,6 +12,7 @@ import pytest
 from kiosk.cards import CLASS_NAMES, deck, parse_card
 from kiosk.vision.detections import CardDetection
 from kiosk.vision.whole_deck import cards_left, misjoined, read_left, unclaimed_finds, without_index
+from reader_support import with_settings
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -87,14 +88,15 @@ def test_a_reading_keeps_the_indices_left_and_no_more_confidence_than_they_read(
 def test_the_shipped_rule_and_its_name():
     """docs/detector.md, `unclaimed`: chosen on validation (the largest `left` adding no wrong reading there; an
     index a neighbour's reading took given back, `misjoined`, 4 more right and none wrong there)."""
-    from kiosk.vision.model_folder import model_version, read_meta
+    from kiosk.vision.model_folder import model_version
+    from kiosk.vision.settings import read_settings
 
-    meta = read_meta(MODELS)
-    assert json.loads((MODELS / "reader.json").read_text())["unclaimed"] == {
+    meta = read_settings(MODELS)
+    assert json.loads((MODELS / "reader.json").read_text())["stages"]["whole_deck"]["unclaimed"] == {
         "left": 12, "least": 0.3, "context_below": 0.5, "misjoined": True}
-    off = {k: v for k, v in meta.items() if k != "unclaimed"}
-    wider = {**meta, "unclaimed": {**meta["unclaimed"], "left": 16}}
-    kept = {**meta, "unclaimed": {**meta["unclaimed"], "misjoined": False}}
+    off = meta.changed({"stages": {"whole_deck": {"unclaimed": None}}})
+    wider = meta.changed({"stages": {"whole_deck": {"unclaimed": {"left": 16}}}})
+    kept = meta.changed({"stages": {"whole_deck": {"unclaimed": {"misjoined": False}}}})
     assert len({model_version(MODELS, m) for m in (meta, off, wider, kept)}) == 4
 
 
@@ -119,7 +121,7 @@ def test_a_rendered_showdown_reads_cards_only_the_whole_deck_finds():
     assert names[-4:] == ["one_deck", "unclaimed", "veto", "partners"]
     assert stages[-1][1] == stages[-2][1] == stages[-3][1]  # the veto and the partners' rule drop none of them
     added = [c for c in cards if c not in stages[-4][1]]
-    assert len(added) >= 4 and sum(c.confidence < reader.one_deck_report for c in added) >= len(added) - 1
+    assert len(added) >= 4 and sum(c.confidence < reader.one_deck_line for c in added) >= len(added) - 1
     labels = scene.scene
     _, _, right, confusions, missed, extra, unlabelled_right = score_scene(labels, added)
     assert len(right) + unlabelled_right == len(added) and not confusions and not extra
@@ -137,22 +139,27 @@ def test_an_index_merged_into_a_neighbours_reading_comes_back_as_its_own_card():
 
     from kiosk.synth.scenes import render_random
     from kiosk.vision.evaluate import score_scene
+    from kiosk.vision.pipeline import PictureLook, whole_deck
     from kiosk.vision.reader import load_reader
 
     reader = load_reader(MODELS)
+
+    def read_unclaimed(reader, cards):
+        return whole_deck(PictureLook(reader, scene.image), cards, reader.settings.stages.whole_deck)
+
     scene = render_random("showdown", "kenney", seed=1756943860784774090, size=(1920, 1080))  # as above
     cards = list(reader.read_picture(scene.image).cards)
-    assert len(cards_left(cards)) < reader.unclaimed["left"]
+    assert len(cards_left(cards)) < reader.settings.stages.whole_deck.unclaimed.left
     taken = next(c for c in cards if c.confidence > 0.95 and len(c.corners) == 1)
     keeper = next(c for c in cards if c.confidence > 0.95 and len(c.corners) == 2 and c.card != taken.card)
     merged = replace(keeper, corners=(taken.corners[0], keeper.corners[0]))
     staged = tuple(merged if c is keeper else c for c in cards if c is not taken)
 
-    out = reader._read_unclaimed(scene.image, staged, [])
+    out = read_unclaimed(reader, staged)
     back = [c for c in out if c.card == taken.card]
     assert [c.box for c in back] == [taken.corners[0]]
     assert [c.corners for c in out if c.card == keeper.card] == [(keeper.corners[0],)]
     assert len(score_scene(scene.scene, back)[2]) == 1  # right: it names the card it lies on
 
-    reader.unclaimed = {**reader.unclaimed, "misjoined": False}
-    assert not [c for c in reader._read_unclaimed(scene.image, staged, []) if c.card == taken.card]
+    reader = with_settings(reader, {"stages": {"whole_deck": {"unclaimed": {"misjoined": False}}}})
+    assert not [c for c in read_unclaimed(reader, staged) if c.card == taken.card]

@@ -218,7 +218,7 @@ def _orienter(model_dir: Path):
     from kiosk.vision.reader import load_reader
 
     reader = load_reader(model_dir)
-    names = reader.meta["classifier"]["names"]
+    names = list(reader.settings.classifier.names)
 
     def orient(image, box, card: str) -> int:
         probs = reader.classify(image, [box])[0]

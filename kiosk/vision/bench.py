@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 
 from kiosk.errors import KioskError
-from kiosk.vision.model_folder import LOOKS
 from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
 
 
@@ -57,64 +56,55 @@ def _frames(args) -> list[np.ndarray]:
     return frames
 
 
-# The networks beside the two stages (reader.json keys): single pictures' context check and veto, the looks.
-SIDE_NETWORKS = ("context", "veto", *LOOKS)
-
-
 def _model_dir_for(model_dir: Path, backend: str) -> Path:
     """A folder holding the reader in `backend`'s format, exporting it if the folder lacks it."""
     from kiosk.vision.backends import INT8
-    from kiosk.vision.model_folder import available_backends, model_version, read_meta
+    from kiosk.vision.model_folder import available_backends, model_version
+    from kiosk.vision.settings import read_settings
 
-    meta = read_meta(model_dir)
-    if backend in available_backends(model_dir, meta):
+    settings = read_settings(model_dir)
+    if backend in available_backends(model_dir, settings):
         return model_dir
     if backend == INT8:
         raise KioskError(f"{model_dir}: no INT8 models here (make them with 'kiosk quantize --models {model_dir}')")
-    cache = Path("runs") / "reader-exports" / model_version(model_dir, meta)
+    cache = Path("runs") / "reader-exports" / model_version(model_dir, settings)
     if not (cache / "reader.json").is_file():
         # On stderr, with ultralytics' export log: stdout is the table, or the JSON of --json.
         print(f"exporting the reader to {backend} into {cache} ...", file=sys.stderr, flush=True)
         with contextlib.redirect_stdout(sys.stderr):
-            _export(model_dir, meta, cache, backend)
-    else:
-        new = read_meta(cache)
-        if backend not in available_backends(cache, new):
-            shutil.rmtree(cache)
-            return _model_dir_for(model_dir, backend)
+            _export(model_dir, settings, cache, backend)
+    elif backend not in available_backends(cache, read_settings(cache)):
+        shutil.rmtree(cache)
+        return _model_dir_for(model_dir, backend)
     return cache
 
 
-def _export(model_dir: Path, meta: dict, cache: Path, backend: str) -> None:
-    """The reader's two stages exported to `backend` in `cache`, with a reader.json naming them."""
+def _export(model_dir: Path, settings, cache: Path, backend: str) -> None:
+    """The reader's two networks exported to `backend` in `cache`, with a reader.json naming them; the stages'
+    networks are not exported: each is read where it lies."""
+    from kiosk.vision.settings import write_settings
     from kiosk.vision.training import CLASSIFIER, DETECTOR, export_model
 
     cache.mkdir(parents=True, exist_ok=True)
     fmt = "onnx" if backend == "onnx" else "openvino"
-    det = export_model(model_dir / meta["detector"]["files"]["pytorch"], cache, DETECTOR, "detector", (fmt,),
-                       det_input=tuple(meta["detector"]["input"]))
-    cls = export_model(
-        model_dir / meta["classifier"]["files"]["pytorch"], cache, CLASSIFIER, "classifier", (fmt,),
-        int(meta["classifier"]["imgsz"]),
-    )
-    new = dict(meta)
-    new["detector"] = dict(meta["detector"], files=det)
-    new["classifier"] = dict(meta["classifier"], files=cls)
-    for side in SIDE_NETWORKS:  # not exported: each read where it lies
-        if (meta.get(side) or {}).get("files"):
-            new[side] = dict(meta[side], files={k: str((model_dir / v).resolve())
-                                                for k, v in meta[side]["files"].items()})
-    (cache / "reader.json").write_text(json.dumps(new, indent=2))
+    det = export_model(model_dir / settings.detector.files["pytorch"], cache, DETECTOR, "detector", (fmt,),
+                       det_input=tuple(settings.detector.input))
+    cls = export_model(model_dir / settings.classifier.files["pytorch"], cache, CLASSIFIER, "classifier", (fmt,),
+                       settings.classifier.imgsz)
+    stages = {name: {"files": {k: str((model_dir / v).resolve()) for k, v in files.items()}}
+              for name, files in settings.networks().items() if name not in ("detector", "classifier")}
+    new = settings.changed({"stages": stages})
+    write_settings(cache, new.model_copy(update={"detector": new.detector.model_copy(update={"files": det}),
+                                                 "classifier": new.classifier.model_copy(update={"files": cls})}))
 
 
 def run(args) -> int:
     os.environ["KIOSK_THREADS"] = str(args.threads)
     from kiosk.vision.backends import INT8
-    from kiosk.vision.model_folder import read_meta
     from kiosk.vision.reader import load_reader
+    from kiosk.vision.settings import read_settings, write_settings
 
     model_dir = Path(args.model_dir)
-    meta = read_meta(model_dir)
     frames = _frames(args)
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     rows = []
@@ -164,8 +154,7 @@ def run(args) -> int:
             )
         print(f"target: <= 150 ms median -> {'met' if fastest['median_ms'] <= 150 else 'NOT met'} ({fastest['backend']})")
     if args.set_default:
-        path = model_dir / "reader.json"
-        meta["default_backend"] = fastest["backend"]
-        path.write_text(json.dumps(meta, indent=2) + "\n")
+        path = write_settings(model_dir, read_settings(model_dir).model_copy(
+            update={"default_backend": fastest["backend"]}))
         print(f"default backend set to {fastest['backend']} in {path}")
     return 0

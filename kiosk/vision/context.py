@@ -4,7 +4,7 @@ The index classifier sees an index alone and cannot tell an ace printed on a car
 (kde-nicu's backs picture a fan of four aces) from a face-up ace. This small classifier
 (`card` / `not`) sees `CONTEXT_PAD` x the index's long side around it, so the card or back the
 index sits on. A single picture (`kiosk detect`, `kiosk eval`) drops a reading whose every
-corner it calls `not` with at least `context_drop` (reader.json); camera frames are not checked.
+corner it calls `not` with at least `stages.context_check.drop` (reader.json); camera frames are not checked.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ LABELS = list(CLASS_NAMES) + ["bg"]
 
 def classifier_confusion(reader, crops_val: Path, limit_per_class: int = 200) -> tuple[np.ndarray, float]:
     """Card-level confusion (54 x 54, last = background) and orientation accuracy on val crops."""
-    names = reader.meta["classifier"]["names"]
+    names = list(reader.settings.classifier.names)
     m = np.zeros((len(LABELS), len(LABELS)), dtype=np.int64)
     orient_ok = orient_n = 0
     for folder in sorted(p for p in crops_val.iterdir() if p.is_dir()):

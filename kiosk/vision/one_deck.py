@@ -4,10 +4,10 @@ A single picture read on its own (`kiosk detect`, `kiosk eval`) settles its read
 table settles its positions (kiosk.deck_assignment): where two readings name one card, the
 assignment the readings favour most as a whole stands, and a reading that loses its card takes
 its runner-up or nothing. Since a misread now has to beat every other reading of its card, a
-reading no other reading contests is reported from a lower confidence (`one_deck_report` in
-reader.json) than a picture read card by card (`report_confidence`), in a picture of a table
+reading no other reading contests is reported from a lower confidence (`stages.one_deck.report`
+in reader.json) than a picture read card by card (`confidence.report`), in a picture of a table
 (`TABLE_READINGS` sure readings or more): a photo of a few cards has too few others to contest a
-misread. Where the settled readings name all but a few cards of the deck (`whole_deck_left`), the
+misread. Where the settled readings name all but a few cards of the deck (`stages.whole_deck.left`), the
 picture shows the whole deck: the cards not yet named lie somewhere in it, and a weaker reading that
 settles on one of them is reported too, however weak (on validation not one of them was wrong).
 A picture of several decks is read with the rule off (`kiosk detect --many-decks`).

@@ -11,7 +11,6 @@ activation ranges are those of real reading.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -34,13 +33,13 @@ CALIBRATION_KINDS = ("showdown", "showdown", "pile")
 FRAME = (1920, 1080)
 
 
-def calibration_decks(meta: dict, count: int, seed: int) -> list[str]:
+def calibration_decks(eval_decks, count: int, seed: int) -> list[str]:
     """Designs to calibrate on: any this machine has outside the reader's evaluation designs
     and their families (and outside the committed unseen design `kenney`)."""
     from kiosk.synth.art import deck_info, list_decks
 
     here = list_decks(procedural=True)
-    held_out = set(meta.get("eval_decks") or []) | {"kenney"}
+    held_out = set(eval_decks) | {"kenney"}
     families = {deck_info(d).get("family", d) for d in held_out.intersection(here)}
     pool = [d for d in here if d not in held_out and deck_info(d).get("family", d) not in families]
     if not pool:
@@ -81,18 +80,18 @@ def quantize_reader(model_dir: Path, parts=DEFAULT_PARTS, frames: int = 48, seed
     import nncf
     import openvino as ov
 
-    from kiosk.vision.model_folder import READER_JSON, read_meta
     from kiosk.vision.reader import load_reader
+    from kiosk.vision.settings import read_settings, write_settings
 
     model_dir = Path(model_dir)
-    meta = read_meta(model_dir)
+    settings = read_settings(model_dir)
     reader = load_reader(model_dir, backend="openvino")
-    decks = calibration_decks(meta, designs, seed)
+    decks = calibration_decks(settings.eval_decks, designs, seed)
     det_inputs, cls_batches = calibration_data(reader, decks, frames, seed)
     core = ov.Core()
     made = {}
     for part in PARTS:
-        fp32 = meta[part]["files"]["openvino"]
+        fp32 = getattr(settings, part).files["openvino"]
         if part not in parts:
             made[part] = fp32
             continue
@@ -110,13 +109,12 @@ def quantize_reader(model_dir: Path, parts=DEFAULT_PARTS, frames: int = 48, seed
         (model_dir / folder).mkdir()
         ov.save_model(quantized, str(model_dir / folder / xml.name))
         made[part] = folder
-    for part in PARTS:
-        meta[part]["files"][INT8] = made[part]
-    meta["int8"] = {"parts": list(parts), "frames": frames, "seed": seed, "designs": decks,
-                    "fp32": {part: list(FP32[part]) for part in parts}, "preset": "mixed",
-                    "bias_correction": "full", "nncf": nncf.__version__}
-    (model_dir / READER_JSON).write_text(json.dumps(meta, indent=2) + "\n")
-    return meta["int8"]
+    int8 = {"parts": list(parts), "frames": frames, "seed": seed, "designs": decks,
+            "fp32": {part: list(FP32[part]) for part in parts}, "preset": "mixed",
+            "bias_correction": "full", "nncf": nncf.__version__}
+    changes = {part: {"files": {INT8: made[part]}} for part in PARTS}
+    write_settings(model_dir, settings.changed(changes).model_copy(update={"notes": {**settings.notes, "int8": int8}}))
+    return int8
 
 
 def card_masses(fp32, int8, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

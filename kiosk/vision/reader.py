@@ -1,12 +1,11 @@
 """The card reader: frame in, `Detections` out.
 
-Two stages (see docs/detector.md):
+Two networks (see docs/detector.md):
 1. a one-class YOLO detector finds every corner index on the frame, read at 1920x1088 (finder.py)
    (a 1080p frame at full size, an index is then ~15-45 px);
 2. a YOLO classifier reads a square cut around each index from the full-resolution
-   frame: 53 cards x 4 orientations, plus "background" to reject false finds,
-   at four quarter turns averaged (`classify_turns`).
-Then the two indices of one card are merged by geometry (merge.py).
+   frame: 53 cards x 4 orientations, plus "background" to reject false finds.
+Then the stages of kiosk/vision/pipeline.py, as reader.json turns them on (kiosk/vision/settings.py).
 
     reader = load_reader("models")
     dets = reader.read(image_bgr)
@@ -16,170 +15,64 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from kiosk.cards import CLASS_NAMES, RANKS
-from kiosk.deck_assignment import NO_CARD
+from kiosk.cards import CLASS_NAMES
 from kiosk.errors import KioskError
-from kiosk.vision.negative import negative, on_dark_face
+from kiosk.vision import pipeline
 from kiosk.vision.backends import BACKENDS, INT8, open_runner
 from kiosk.vision.detections import Detections
 from kiosk.vision.finder import IndexFinder
 from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
-from kiosk.vision.context import CONTEXT_PAD, CONTEXT_SIZE, ContextCheck
 from kiosk.vision.geometry import centre_inside_any, square_crop
-from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
-from kiosk.vision.model_folder import (READER_JSON, available_backends, context_opener, model_version, read_meta,
-                                      look_opener, veto_opener)
-from kiosk.vision.one_deck import each_card_once, report_floor
-from kiosk.vision.partners import disagreeing_partners
-from kiosk.vision.scale import drop_small
-from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
-from kiosk.vision.veto import vetoed
-from kiosk.vision.whole_deck import cards_left, misjoined, read_left, unclaimed_finds, without_index
+from kiosk.vision.merge import Corner
+from kiosk.vision.model_folder import Networks, available_backends, model_version, network_openers
+from kiosk.vision.negative import negative, on_dark_face
+from kiosk.vision.settings import READER_JSON, ReaderSettings, read_settings
 from kiosk.vision.still import AS_FOUND, StillIndices
-from kiosk.vision.rank_look import swap_ranks
 from kiosk.vision.suit_look import black_mass, share_black_suits
+from kiosk.vision.turned import join_turned
 
 CLS_BATCH = 64
-JOKER_CLASS = CLASS_NAMES.index("Jk")
 SUIT_LOOK_FROM = 0.05  # an index's clubs + spades share from which the suit look reads it
 
 
 class CardReader:
     takes_still = True  # read() accepts a pipeline's StillIndices
 
-    def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, meta: dict, open_context=None,
-                 open_veto=None, suit_look=None, rank_look=None):
+    def __init__(self, model_dir: Path, backend: str, det_runner, cls_runner, settings: ReaderSettings,
+                 networks: Networks | None = None):
         self.model_dir = Path(model_dir)
         self.backend = backend
         self._cls = cls_runner
-        self.meta = meta
-        self.finder = IndexFinder(
-            det_runner,
-            meta["detector"]["input"],
-            float(meta.get("det_conf", 0.1)),
-            float(meta.get("det_iou", 0.5)),
-        )
-        self.cls_size = int(meta["classifier"]["imgsz"])
-        self.bg_threshold = float(meta.get("bg_threshold", 0.5))
-        # Readings below this are noise (a false find the classifier half-rejected), not cards.
-        self.min_confidence = float(meta.get("min_confidence", 0.3))
-        # A single picture's answer (kiosk detect / eval) needs more than one frame of many: the
-        # table pipeline takes every reading above min_confidence and lets the frames vote.
-        self.report_confidence = max(self.min_confidence, float(meta.get("report_confidence", self.min_confidence)))
-        # Read each cut at this many quarter turns and average: the classes are card x
-        # orientation, so a turned cut is the same card in another orientation class.
-        self.turns = int(meta.get("classify_turns", 1))
-        # A single picture's cuts the classifier is unsure of (top card < recheck_below) are read
-        # again at these zooms (the jitter training saw) and the answers averaged. The table
-        # pipeline has many frames to vote instead: see docs/detector.md.
-        self.zooms = tuple(float(z) for z in meta.get("recheck_zooms", ()))
-        self.recheck_below = float(meta.get("recheck_below", 0.0))
-        # Look again in the gaps of fanned rows where the row's step says an index is (kiosk.vision.gaps).
-        self.probe_gaps = bool(meta.get("probe_gaps", False))
-        # A single picture is also read turned by this many degrees (kiosk.vision.turned); 0: not.
-        self.turned_look = float(meta.get("turned_look", 0.0))
-        # A single picture's indices are also searched with the picture shrunk by these factors: a close-up's
-        # indices are several times the size the detector learned (kiosk.vision.finder).
-        self.picture_scales = tuple(float(s) for s in meta.get("picture_scales", (1.0,)))
-        # ... and read in its negative, taking what it reads on dark faces (kiosk.vision.negative).
-        # From this confidence (0: never): on the black deck its readings under 0.8 were keyboard keys read as jokers.
-        self.negative_look = float(meta.get("negative_look", 0.0))
-        # ... adding only readings sure enough to report (`report_confidence`), in a picture of one deck too: its
-        # weak readings took cards from right ones in the settling (docs/detector.md).
-        self.turned_sure = bool(meta.get("turned_sure", False))
-        # ... and from this confidence (`turned_report`, never under report_confidence): on the 4K test scenes of
-        # large indices its readings of 0.6-0.7 were court art and backs read as cards (docs/detector.md).
-        self.turned_report = max(self.report_confidence, float(meta.get("turned_report", 0.0)))
-        # A closer look reads the cards' regions again at this zoom (kiosk.vision.closer): a single
-        # picture's second look, and a still table's last search where the table asks for it; 0: never.
-        self.closer_zoom = float(meta.get("closer_zoom", 0.0))
-        # A single picture adds a card only the closer look read from this confidence: the closer
-        # look also finds the indices printed on pictured backs (sweep: docs/detector.md).
-        self.closer_report = max(self.report_confidence, float(meta.get("closer_report_confidence", 0.0)))
-        # Cuts larger than the classifier's input are shrunk with an area filter (geometry.square_crop).
-        self.shrink_area = bool(meta.get("shrink_area", False))
-        # Of two finds one inside the other (an index and its rank alone), only the surer is read.
-        self.drop_nested = float(meta.get("drop_nested", 0.0))
-        # A card whose index is under this share of the frame's typical index is not read (kiosk.vision.scale).
-        self.small_index = float(meta.get("small_index", 0.0))
-        # A find too faint to read alone leaves a card whose other indices are at least this sure without it
-        # (merge.merge_corners); 0: never.
-        self.faint_partners = float(meta.get("faint_partners", 0.0))
-        # An index the frame's border may have cut is not judged small (kiosk.vision.scale).
-        self.small_edge = bool(meta.get("small_index_edge", False))
-        # Of two readings of one card within this many index lengths, only the surer is kept (merge.drop_twins).
-        self.twin_reach = float(meta.get("twin_reach", 0.0))
-        # A single picture of one deck: each card at most once, readings reported from this
-        # confidence (kiosk.vision.one_deck); None: read card by card from report_confidence.
-        one_deck = meta.get("one_deck_report")
-        self.one_deck_report = None if one_deck is None else max(self.min_confidence, float(one_deck))
-        self.whole_deck_left = int(meta.get("whole_deck_left", 0))
-        # ... and, where they name all the 52 cards but `left`, finds no reading claims are read among
-        # the cards left (kiosk.vision.whole_deck); None: never.
-        self.unclaimed = meta.get("unclaimed") if self.one_deck_report is not None else None
-        # ... and the weight of leaving a reading without a card when two claim one (one_deck.each_card_once).
-        self.one_deck_unread = float(meta.get("one_deck_unread", NO_CARD))
-        # A single picture drops a reading whose every corner the context check calls `not` a
-        # face-up card's index with this probability (kiosk.vision.context); no check without it.
-        # `open_context` opens its network on a single picture's first read: camera frames never need it.
-        self._open_context, self._context = open_context, None
-        self.context_drop = float((meta.get("context") or {}).get("drop", 1.0))
-        # ... and, where two readings claim one card, weighs each claim by its trust in the reading (one_deck).
-        self.context_trust = bool((meta.get("context") or {}).get("trust", False))
-        # A single picture drops a reading whose every corner a second classifier, taught backs and print as
-        # background, calls background with at least `veto.bg` (kiosk.vision.veto); opened on first use.
-        self._open_veto, self._veto = open_veto, None
-        self.veto_line = float((meta.get("veto") or {}).get("bg", 1.0))
-        self.veto_spare = frozenset((meta.get("veto") or {}).get("spare", ()))
-        # Two single-index readings at the two corners of one card: the less sure one dropped where the other
-        # is sure (kiosk.vision.partners); single pictures only. 0: never.
-        self.partner_reach = float((meta.get("partners") or {}).get("reach", 0.0))
-        self.partner_sure = float((meta.get("partners") or {}).get("sure", 1.0))
-        # Each index read as clubs or spades in part is looked at again, turned upright, by a network that
-        # tells the two apart only (kiosk.vision.suit_look); None: not.
-        self.suit_look = suit_look
-        self.suit_weight = float((meta.get("suit_look") or {}).get("weight", 1.0))
-        self.suit_sharpen = bool((meta.get("suit_look") or {}).get("sharpen", True))
-        self.suit_clubs = list((meta.get("suit_look") or {}).get("names", ["c", "s"])).index("c")
-        # Each index read as a card less sure than `rank_look.below` is looked at again, turned upright, by a
-        # network that reads its rank alone (kiosk.vision.rank_look); None: not. Its outputs put in RANKS order.
-        self.rank_look = rank_look
-        self.rank_below = float((meta.get("rank_look") or {}).get("below", 1.0 + 1e-9))
-        rank_names = list((meta.get("rank_look") or {}).get("names", sorted(RANKS)))
-        self.rank_order = [rank_names.index(r) for r in RANKS]
-        self._build_class_maps(meta["classifier"]["names"])
-        self.model_version = model_version(self.model_dir, meta, backend)
+        self.finder = IndexFinder(det_runner, settings.detector.input, settings.detector.conf, settings.detector.iou)
+        self.networks = networks or Networks({})  # the stages' networks, each opened on first use
+        self._build_class_maps(list(settings.classifier.names))
+        self.settings = settings
+        self.model_version = model_version(self.model_dir, settings, backend)
+
+    # -- what the settings say, where a line is never under another ------------------------------------------
+    @property
+    def report_line(self) -> float:
+        """A single picture reports readings from this confidence (never under the least one)."""
+        return max(self.settings.confidence.least, self.settings.confidence.report)
 
     @property
-    def context(self) -> ContextCheck | None:
-        if self._context is None and self._open_context is not None:
-            context = self.meta.get("context") or {}
-            self._context = ContextCheck(self._open_context(), list(context.get("names", ("card", "not"))),
-                                         float(context.get("pad", CONTEXT_PAD)), int(context.get("imgsz", CONTEXT_SIZE)))
-        return self._context
-
-    @context.setter
-    def context(self, check: ContextCheck | None) -> None:  # None: no check
-        self._context = check
-        self._open_context = None
+    def one_deck_line(self) -> float:
+        """A single picture of one deck reports readings from this confidence after settling the deck."""
+        return max(self.settings.confidence.least, self.settings.stages.one_deck.report)
 
     @property
-    def veto(self):
-        """The background veto's network (kiosk.vision.veto), opened by the first single picture; None: no veto."""
-        if self._veto is None and self._open_veto is not None:
-            self._veto = self._open_veto()
-        return self._veto
+    def picture_scales(self) -> tuple[float, ...]:
+        scales = self.settings.stages.picture_scales
+        return scales.scales if scales else (1.0,)
 
-    @veto.setter
-    def veto(self, runner) -> None:  # None: no veto
-        self._veto = runner
-        self._open_veto = None
+    @property
+    def cls_size(self) -> int:
+        return self.settings.classifier.imgsz
 
     def _build_class_maps(self, names: list[str]) -> None:
         n = len(names)
@@ -201,36 +94,42 @@ class CardReader:
                      scales: tuple[float, ...] = (1.0,)) -> list[tuple[tuple, float]]:
         return self.finder.find_indices(image, region, scales)
 
-    # -- stage 2 -------------------------------------------------------------------
+    # -- reading an index ---------------------------------------------------------------------------------
     def classify(self, image: np.ndarray, boxes: list[tuple], recheck: bool = False, cut=AS_FOUND,
                  runner=None) -> np.ndarray:
         """Class probabilities (n, classes) for square cuts around `boxes` (`cut`: shift and zoom); `runner`:
-        another network of the classifier's classes (the veto), else the classifier."""
+        another network of the classifier's classes (the veto), else the classifier. With `recheck` (a single
+        picture), the cuts the classifier is unsure of are read again at the recheck zooms and averaged."""
         if not boxes:
             return np.zeros((0, len(self._card_of)), dtype=np.float32)
         shift, zoom = cut
-        probs = self.classify_crops(np.stack([square_crop(image, b, self.cls_size, shift=shift, zoom=zoom,
-                                                          shrink_area=self.shrink_area) for b in boxes]), runner)
-        if not (recheck and self.zooms):
+        probs = self.classify_crops(np.stack([self._cut(image, b, shift, zoom) for b in boxes]), runner)
+        again = self.settings.stages.recheck_zooms
+        if not (recheck and again and again.zooms):
             return probs
-        doubt = np.flatnonzero(self.card_mass(probs).max(axis=1) < self.recheck_below)
+        doubt = np.flatnonzero(self.card_mass(probs).max(axis=1) < again.below)
         if doubt.size:
             total = probs[doubt].copy()
-            for z in self.zooms:
-                total += self.classify_crops(np.stack([square_crop(image, boxes[i], self.cls_size, zoom=z,
-                                                                   shrink_area=self.shrink_area) for i in doubt]), runner)
-            probs[doubt] = total / (1 + len(self.zooms))
+            for z in again.zooms:
+                total += self.classify_crops(np.stack([self._cut(image, boxes[i], zoom=z) for i in doubt]), runner)
+            probs[doubt] = total / (1 + len(again.zooms))
         return probs
 
+    def _cut(self, image: np.ndarray, box, shift=(0.0, 0.0), zoom: float = 1.0) -> np.ndarray:
+        return square_crop(image, box, self.cls_size, shift=shift, zoom=zoom,
+                           shrink_area=self.settings.classifier.shrink_area)
+
     def classify_crops(self, crops: np.ndarray, runner=None) -> np.ndarray:
-        """Class probabilities (n, classes) of BGR cuts (n, size, size, 3)."""
+        """Class probabilities (n, classes) of BGR cuts (n, size, size, 3), read at four quarter turns and averaged
+        where `four_turns` is on (the classes are card x orientation: a turned cut is the same card turned)."""
         run = runner or self._cls
+        turns = 4 if self.settings.stages.four_turns else 1
         probs = np.zeros((len(crops), len(self._card_of)), dtype=np.float32)
-        for t in range(self.turns):
+        for t in range(turns):
             turned = np.ascontiguousarray(np.rot90(crops, t, axes=(1, 2))) if t else crops
             outs = np.concatenate([run(turned[i : i + CLS_BATCH]) for i in range(0, len(turned), CLS_BATCH)])
             np.add.at(probs, (slice(None), self._turned[t]), outs)
-        return probs / self.turns
+        return probs / turns
 
     def card_mass(self, probs: np.ndarray) -> np.ndarray:
         """Per card (n, 53): the class probabilities summed over the card's four orientations."""
@@ -257,37 +156,28 @@ class CardReader:
     def corners_from(self, boxes_scores, probs: np.ndarray) -> list[Corner]:
         corners = []
         for (box, score), card_probs, (k, sure) in zip(boxes_scores, self.card_mass(probs), self.orientations(probs)):
-            if 1.0 - float(card_probs.sum()) >= self.bg_threshold:
+            if 1.0 - float(card_probs.sum()) >= self.settings.classifier.background:
                 continue
             corners.append(Corner(box, score, card_probs, k, sure))
         return corners
 
-    def _look_again(self, image: np.ndarray, corners: list[Corner], cut=AS_FOUND) -> list[Corner]:
-        """`corners` with their cuts, turned upright, read again: each read in part as clubs or spades by the suit
-        look (kiosk.vision.suit_look), which weighs the two suits again, then each read as a card (not the joker)
-        less sure than `rank_below` by the rank look (kiosk.vision.rank_look), which may swap its first card for another
-        rank of that suit."""
-        if not corners or (self.suit_look is None and self.rank_look is None):
+    def look_again(self, image: np.ndarray, corners: list[Corner], cut=AS_FOUND) -> list[Corner]:
+        """`corners` with the suit look's second opinion where it is on: each read in part as clubs or spades cut
+        upright and read by a network that tells the two apart, which weighs the two suits again
+        (kiosk.vision.suit_look)."""
+        look = self.settings.stages.suit_look
+        if not corners or look is None:
             return corners
         probs = np.stack([c.card_probs for c in corners])
-        black = np.flatnonzero(black_mass(probs) >= SUIT_LOOK_FROM) if self.suit_look else np.array([], int)
-        ranked = (np.flatnonzero((probs.argmax(axis=1) != JOKER_CLASS) & (probs.max(axis=1) < self.rank_below))
-                  if self.rank_look else np.array([], int))
-        upright = self._upright_cuts(image, corners, np.union1d(black, ranked), cut)
-        if black.size:
-            looks = self._run(self.suit_look, np.stack([upright[i] for i in black]))
-            probs[black] = share_black_suits(probs[black], looks[:, self.suit_clubs], self.suit_weight,
-                                             self.suit_sharpen)
-        if ranked.size:
-            looks = self._run(self.rank_look, np.stack([upright[i] for i in ranked]))
-            probs[ranked] = swap_ranks(probs[ranked], looks[:, self.rank_order])
-        looked = set(black.tolist()) | set(ranked.tolist())
-        return [replace(c, card_probs=probs[i]) if i in looked else c for i, c in enumerate(corners)]
-
-    def _upright_cuts(self, image: np.ndarray, corners: list[Corner], which, cut) -> dict:
+        black = np.flatnonzero(black_mass(probs) >= SUIT_LOOK_FROM)
+        if not black.size:
+            return corners
         shift, zoom = cut
-        return {int(i): np.rot90(square_crop(image, corners[i].box, self.cls_size, shift=shift, zoom=zoom,
-                                             shrink_area=self.shrink_area), corners[i].orient) for i in which}
+        upright = np.stack([np.rot90(self._cut(image, corners[i].box, shift, zoom), corners[i].orient) for i in black])
+        clubs = self._run(self.networks["suit_look"], upright)[:, list(look.names).index("c")]
+        probs[black] = share_black_suits(probs[black], clubs, look.weight, look.sharpen)
+        looked = set(black.tolist())
+        return [replace(c, card_probs=probs[i]) if i in looked else c for i, c in enumerate(corners)]
 
     @staticmethod
     def _run(network, cuts: np.ndarray) -> np.ndarray:
@@ -299,125 +189,42 @@ class CardReader:
         if not places:
             return []
         probs = self.classify(image, [box for box, _ in places], recheck)
-        found = self._look_again(image, self.corners_from([(box, PROBE_SCORE) for box, _ in places], probs))
+        found = self.look_again(image, self.corners_from([(box, PROBE_SCORE) for box, _ in places], probs))
         want = {tuple(box): k for box, k in places}
         return [c for c in found if c.orient == want[tuple(c.box)]]
 
-    def _closer(self, image: np.ndarray, first: list, rois) -> list:
-        near = self.finder.find_closer(image, first, self.closer_zoom)
-        return near if rois is None else [(b, s) for b, s in near if centre_inside_any(b, rois)]
+    def closer_finds(self, image: np.ndarray, first: list, rois) -> list:
+        """The index boxes a closer look at the regions of the `first` finds finds (kiosk.vision.closer)."""
+        return pipeline.inside(self.finder.find_closer(image, first, self.settings.stages.closer_look.zoom), rois)
 
     def read_picture(self, image_bgr: np.ndarray, source: str = "", stages: list | None = None) -> Detections:
-        """One picture on its own: doubtful cuts read again (`recheck_zooms`), the picture read
-        turned as well where that can find more (`turned_look`), readings on no face-up card dropped
-        (`context`: kiosk.vision.context), and only the readings sure
-        enough to report (`report_confidence`, or with `one_deck_report` each card at most once
-        and readings from that confidence: kiosk.vision.one_deck), less those the background veto
-        calls background (`veto`: kiosk.vision.veto) and the less sure of two read at the two corners
-        of one card (`partners`: kiosk.vision.partners). `stages`, when given, collects
-        (stage, readings) after each of them (scripts/reader_stage_losses.py). With `negative_look`, the
-        picture's negative is read the same way and its readings on dark faces join (kiosk.vision.negative)."""
+        """One picture on its own: read as a frame is, its doubtful cuts read again and the closer look's cards
+        added, then the readings sure enough to report (`confidence.report`, or with `one_deck` every reading
+        until the deck is settled) through the picture's stages (kiosk.vision.pipeline.PICTURE_STAGES).
+        `stages`, when given, collects (stage, readings) after each of them (scripts/reader_stage_losses.py).
+        With `negative_look`, the picture's negative is read the same way and its sure readings on dark faces
+        join (kiosk.vision.negative)."""
         image = _as_bgr(image_bgr, source)
         dets = self._read_one_picture(image, source, stages)
-        if not self.negative_look:
+        negative_look = self.settings.stages.negative_look
+        if negative_look is None:
             return dets
         dark = self._read_one_picture(negative(image), source, None)
-        found = tuple(c for c in dark.cards if c.confidence >= self.negative_look and on_dark_face(image, c))
-        return replace(dets, cards=join_turned(dets.cards, found, floor=self.report_confidence))
+        found = tuple(c for c in dark.cards if c.confidence >= negative_look.report and on_dark_face(image, c))
+        return replace(dets, cards=join_turned(dets.cards, found, floor=self.report_line))
 
     def _read_one_picture(self, image: np.ndarray, source: str, stages: list | None) -> Detections:
         log = stages.append if stages is not None else (lambda _: None)
-        dets, first_finds = self._read_found(image, source=source, recheck=True, look_closer=True,
-                                             scales=self.picture_scales)
+        dets, found = self._read_found(image, source=source, recheck=True, look_closer=True,
+                                       scales=self.picture_scales)
         log(("read", dets.cards))
-        one_deck = self.one_deck_report is not None
-        floor = self.one_deck_report if one_deck else self.report_confidence
-        sure = tuple(c for c in dets.cards if c.confidence >= floor)
+        one_deck = self.settings.stages.one_deck is not None
+        floor = self.one_deck_line if one_deck else self.report_line
         # One deck: every reading takes part in settling the deck; the floor applies after.
-        cards = dets.cards if one_deck else sure
-        h, w = image.shape[:2]
-        if self.turned_look and worth_turning(sure, w, h, self.finder.input_hw, self.turned_look):
-            picture, back = turn_picture(image, self.turned_look)
-            again = self.read(picture, source=source, recheck=True, scales=self.picture_scales)
-            found = tuple(detection_back(c, back, w, h) for c in again.cards
-                          if (one_deck and not self.turned_sure) or c.confidence >= self.turned_report)
-            cards = join_turned(cards, found, floor=self.report_confidence)
-            if self.twin_reach:
-                cards = tuple(drop_twins(list(cards), self.twin_reach))
-            meta = {**dets.meta, "turned_reads": len(found), "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
-            dets = replace(dets, meta=meta)
-            log(("turned", cards))
-        trust = None
-        if self.context is not None:
-            cards, trust = self._on_cards(image, cards)
-            trust = trust if self.context_trust else None
-            log(("context", cards))
-        if one_deck:
-            cards = each_card_once(cards, report_floor(cards, floor, self.report_confidence), self.whole_deck_left,
-                                   unread=self.one_deck_unread, trust=trust)
-            log(("one_deck", cards))
-            if self.unclaimed:
-                cards = self._read_unclaimed(image, cards, first_finds)
-                log(("unclaimed", cards))
-        if self.veto is not None:
-            cards, _ = vetoed(cards, partial(self._veto_background, image), self.veto_line, self.veto_spare)
-            log(("veto", cards))
-        if self.partner_reach:
-            cards, _ = disagreeing_partners(cards, partial(self.orientations_at, image), self.partner_reach,
-                                            self.partner_sure)
-            log(("partners", cards))
-        return replace(dets, cards=cards)
-
-    def _veto_background(self, image: np.ndarray, boxes: list) -> np.ndarray:
-        """The veto's background share (1 - its card mass) at each index box."""
-        return 1.0 - self.card_mass(self.classify(image, boxes, recheck=True, runner=self.veto)).sum(axis=1)
-
-    def _read_unclaimed(self, image: np.ndarray, cards: tuple, found: list) -> tuple:
-        """The readings, and where they name all the 52 cards but a few, the indices `found` none of them
-        claims (with `misjoined`, also those a neighbour's reading took) read among the cards left
-        (kiosk.vision.whole_deck)."""
-        left = cards_left(cards)
-        if not left or len(left) > int(self.unclaimed["left"]):
-            return cards
-        free = unclaimed_finds(cards, found)
-        mass = self.card_mass(self.classify(image, free, recheck=True))
-        given_back, corner_mass = [], []
-        if self.unclaimed.get("misjoined"):
-            corner_mass = self._corner_mass(image, cards)
-            given_back = misjoined(cards, corner_mass, left, sure=self.one_deck_report)
-            free += [tuple(cards[i].corners[k]) for i, k in given_back]
-            mass = np.concatenate([mass, [corner_mass[i][k] for i, k in given_back]]) if given_back else mass
-        if not free:
-            return cards
-        p_not = self.context.not_card(image, free) if self.context is not None else np.zeros(len(free))
-        more = read_left(left, free, mass, p_not, float(self.unclaimed["least"]),
-                         float(self.unclaimed.get("context_below", 1.0)))
-        taken = {d.box for d in more}
-        cards = list(cards)
-        for i, k in given_back:
-            if tuple(float(v) for v in cards[i].corners[k]) in taken:
-                cards[i] = without_index(cards[i], k, corner_mass[i])
-        return tuple(sorted(cards + list(more), key=lambda d: -d.confidence))
-
-    def _corner_mass(self, image: np.ndarray, cards) -> list:
-        """Per reading of two or more indices, the card mass (k, 53) of each index read alone; else None."""
-        boxes = [b for c in cards if len(c.corners) >= 2 for b in c.corners]
-        mass = iter(self.card_mass(self.classify(image, boxes, recheck=True)))
-        return [np.stack([next(mass) for _ in c.corners]) if len(c.corners) >= 2 else None for c in cards]
-
-    def _on_cards(self, image: np.ndarray, cards) -> tuple[tuple, list[float]]:
-        """The readings the context check does not call off a face-up card at every corner, and
-        how much it trusts each of them: 1 - its surest corner's P(`not`)."""
-        boxes = [c.corners or (c.box,) for c in cards]
-        p_not = self.context.not_card(image, [b for group in boxes for b in group])
-        keep, trust, i = [], [], 0
-        for card, group in zip(cards, boxes):
-            doubt = float(p_not[i : i + len(group)].min())
-            if doubt < self.context_drop:
-                keep.append(card)
-                trust.append(1.0 - doubt)
-            i += len(group)
-        return tuple(keep), trust
+        cards = dets.cards if one_deck else tuple(c for c in dets.cards if c.confidence >= floor)
+        look = pipeline.PictureLook(self, image, found=found, source=source, first=dets, floor=floor)
+        cards = pipeline.run_stages(pipeline.PICTURE_STAGES, look, cards, log)
+        return replace(dets, cards=cards, meta={**dets.meta, **look.meta})
 
     def read(
         self,
@@ -445,77 +252,51 @@ class CardReader:
         image = _as_bgr(image_bgr, source)
         h, w = image.shape[:2]
         t0 = time.perf_counter()
-        closer_on = look_closer and self.closer_zoom > 1.0
-        region = (0, 0, w, h)
-        clean_rois = None
-        if rois:
-            clean_rois = [_clip_roi(r, w, h) for r in rois]
-            clean_rois = [r for r in clean_rois if r[2] > r[0] and r[3] > r[1]]
-            if not clean_rois:
-                return Detections((), (w, h), frame_index, timestamp, source, {"backend": self.backend}), []
-            region = (
-                min(r[0] for r in clean_rois),
-                min(r[1] for r in clean_rois),
-                max(r[2] for r in clean_rois),
-                max(r[3] for r in clean_rois),
-            )
+        closer_on = look_closer and self.settings.stages.closer_look is not None
+        clean_rois = _clean_rois(rois, w, h)
+        if clean_rois == []:
+            return Detections((), (w, h), frame_index, timestamp, source, {"backend": self.backend}), []
+        region = _bounds(clean_rois) if clean_rois else (0, 0, w, h)
 
         def find():
-            found = self.find_indices(image, region, scales)
-            if clean_rois is not None:
-                found = [(b, s) for b, s in found if centre_inside_any(b, clean_rois)]
-            return found
+            return pipeline.inside(self.find_indices(image, region, scales), clean_rois)
 
         if still is None:
             found, found_in, cut = find(), frame_index, AS_FOUND
         else:
-            closer = (lambda first: self._closer(image, first, clean_rois)) if closer_on else None
+            closer = (lambda first: self.closer_finds(image, first, clean_rois)) if closer_on else None
             found, found_in = still.indices(image, (region, tuple(clean_rois or ())), frame_index, timestamp, find, closer)
             cut = still.cut
         t1 = time.perf_counter()
-        cards, probed = self._cards_at(image, found, clean_rois, recheck, cut)
-        added, ms_closer = 0, 0.0
-        if closer_on and found and still is None:
-            tc = time.perf_counter()
-            more, _ = self._cards_at(image, self._closer(image, found, clean_rois), clean_rois, recheck, AS_FOUND)
-            more = [c for c in more if c.confidence >= self.closer_report]
-            joined = join_turned(tuple(cards), tuple(more), floor=self.report_confidence)
-            added, cards = len({id(c) for c in joined} & {id(m) for m in more}), list(joined)
-            ms_closer = (time.perf_counter() - tc) * 1000
-        if self.small_index:
-            cards = drop_small(cards, self.small_index, (w, h) if self.small_edge else None)
-        if self.twin_reach:
-            cards = drop_twins(cards, self.twin_reach)
+        look = pipeline.Look(self, image, clean_rois, recheck, cut, found, look_closer=closer_on and still is None,
+                             meta={"gap_reads": 0})
+        cards = pipeline.frame_cards(look, found)
+        ms_closer = look.meta.pop("ms_closer", 0.0)
         t2 = time.perf_counter()
         meta = {
             "backend": self.backend,
             "model": self.model_version,
             "indices": len(found),
             "indices_from": found_in,
-            "gap_reads": probed,
+            "gap_reads": look.meta["gap_reads"],
             "ms_detect": round((t1 - t0) * 1000, 1),
             "ms_classify": round((t2 - t1) * 1000 - ms_closer, 1),
         }
         if look_closer and still is None:
-            meta |= {"closer_reads": added, "ms_closer": round(ms_closer, 1)}
+            meta |= {"closer_reads": look.meta.get("closer_reads", 0), "ms_closer": round(ms_closer, 1)}
         return Detections(tuple(cards), (w, h), frame_index, timestamp, source, meta), found
 
-    def _cards_at(self, image: np.ndarray, found: list, rois, recheck: bool, cut) -> tuple[list, int]:
-        """The cards read at the index boxes `found` (and in the gaps of their rows), and how many
-        indices the gaps added."""
-        probs = self.classify(image, [b for b, _ in found], recheck, cut)
-        corners = self._look_again(image, self.corners_from(found, probs), cut)
-        if self.drop_nested:
-            corners = drop_nested(corners, self.drop_nested)
-        probed = 0
-        if self.probe_gaps:
-            extra = self.read_gaps(image, corners, rois, recheck)
-            corners += extra
-            probed = len(extra)
-        h, w = image.shape[:2]
-        merged = merge_corners(corners, (w, h), faint_below=self.min_confidence if self.faint_partners else 0.0,
-                               sure_alone=self.faint_partners)
-        return [c for c in merged if c.confidence >= self.min_confidence], probed
+
+def _clean_rois(rois, w: int, h: int) -> list | None:
+    """The regions of interest clipped to the frame, empty ones left out; None: the whole frame."""
+    if not rois:
+        return None
+    clipped = [_clip_roi(r, w, h) for r in rois]
+    return [r for r in clipped if r[2] > r[0] and r[3] > r[1]]
+
+
+def _bounds(rois: list) -> tuple[int, int, int, int]:
+    return min(r[0] for r in rois), min(r[1] for r in rois), max(r[2] for r in rois), max(r[3] for r in rois)
 
 
 def _as_bgr(image, source: str) -> np.ndarray:
@@ -544,28 +325,32 @@ def _clip_roi(r, w, h):
 def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_decks: bool = False,
                 settings: dict | None = None) -> CardReader:
     """Open the committed reader; `backend="auto"` takes the fastest committed export.
-    `many_decks`: single pictures may show a card twice (the one-deck rule off, kiosk.vision.one_deck).
-    `settings`: reader.json keys read in place of the folder's (a stage turned off, say)."""
+    `many_decks`: single pictures may show a card twice (the one-deck stage off, kiosk.vision.one_deck).
+    `settings`: changes to reader.json's settings, in its shape (a stage turned off: {"stages": {"veto": None}})."""
     model_dir = Path(model_dir)
-    meta = {**read_meta(model_dir), **(settings or {})}
+    meta = read_settings(model_dir)
+    if settings:
+        meta = meta.changed(settings)
     if many_decks:
-        meta = {**meta, "one_deck_report": None}
+        meta = meta.changed({"stages": {"one_deck": None}})
+    backend = _backend(model_dir, meta, backend)
+    det = open_runner(backend, model_dir / meta.detector.files[backend])
+    cls = open_runner(backend, model_dir / meta.classifier.files[backend])
+    return CardReader(model_dir, backend, det, cls, meta, Networks(network_openers(model_dir, meta, backend)))
+
+
+def _backend(model_dir: Path, meta: ReaderSettings, backend: str) -> str:
+    """The backend `backend` names (`auto`: reader.json's default where the folder has it), checked."""
     have = available_backends(model_dir, meta)
     if not have:
         raise KioskError(f"{model_dir}: the card reader's weights are missing (see {READER_JSON})")
     if backend == "auto":
-        preferred = meta.get("default_backend")
-        backend = preferred if preferred in have else have[0]
-    elif backend not in have:
+        return meta.default_backend if meta.default_backend in have else have[0]
+    if backend not in have:
         if backend not in BACKENDS:
             raise KioskError(f"unknown backend '{backend}' (choose from auto, {', '.join(BACKENDS)})")
         make = (f"make them with 'kiosk quantize --models {model_dir}'" if backend == INT8 else
                 f"'kiosk bench detector --models {model_dir} --backends {backend}' exports one into a folder of "
                 f"runs/reader-exports/ it names; read with --models that folder")
         raise KioskError(f"{model_dir}: no {backend} export of the reader here (have: {', '.join(have)}); {make}")
-    det = open_runner(backend, model_dir / meta["detector"]["files"][backend])
-    cls = open_runner(backend, model_dir / meta["classifier"]["files"][backend])
-    suit_look, rank_look = (look_opener(model_dir, meta, backend, key) for key in ("suit_look", "rank_look"))
-    return CardReader(model_dir, backend, det, cls, meta, context_opener(model_dir, meta, backend),
-                      veto_opener(model_dir, meta, backend), suit_look() if suit_look else None,
-                      rank_look() if rank_look else None)
+    return backend

@@ -1,30 +1,15 @@
-"""The reading stages of a single picture that reader.json can turn off, each with the settings that do it.
+"""The reading stages reader.json can turn off (each a field of `ReaderSettings.stages`, off where None).
 
 `kiosk eval --by-stage` reads a set once with every stage and once more with each stage off, so a stage's
-place is earned by the figures it moves (docs/detector.md, "Stages").
+place is earned by the figures it moves (docs/detector.md, "The reader folder").
 """
 
 from __future__ import annotations
 
-STAGES_OFF: dict[str, dict] = {
-    "picture scales": {"picture_scales": [1]},
-    "negative look": {"negative_look": 0.0},
-    "four turns": {"classify_turns": 1},
-    "recheck zooms": {"recheck_zooms": []},
-    "gaps": {"probe_gaps": False},
-    "closer look": {"closer_zoom": 0.0},
-    "nested": {"drop_nested": 0.0},
-    "small index": {"small_index": 0.0},
-    "faint partners": {"faint_partners": 0.0},
-    "twins": {"twin_reach": 0.0},
-    "turned look": {"turned_look": 0.0},
-    "context check": {"context": None},
-    "one deck": {"one_deck_report": None},
-    "whole deck": {"whole_deck_left": 0, "unclaimed": None},
-    "veto": {"veto": None},
-    "partners": {"partners": None},
-    "suit look": {"suit_look": None},
-}
+from kiosk.vision.settings import Stages
+
+# A stage's name (as the table prints it) -> the change to reader.json's settings that turns it off.
+STAGES_OFF: dict[str, dict] = {name.replace("_", " "): {"stages": {name: None}} for name in Stages.model_fields}
 
 
 def stage_rows(results: dict) -> list[dict]:

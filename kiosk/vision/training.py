@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kiosk.errors import KioskError
 from kiosk.vision.backends import cpu_threads
-from kiosk.vision.model_folder import READER_JSON
+from kiosk.vision.settings import READER_JSON, merged, parse_settings, write_settings
 from kiosk.vision.finder import DET_INPUT  # the size the detector is exported for: the size it reads at
 
 # No hub access on the kiosk or in CI: never let ultralytics try the network.
@@ -212,30 +212,20 @@ def export_model(weights: Path, out_dir: Path, stem: str, kind: str, formats, cl
     return files
 
 
-def write_reader_json(out_dir: Path, det_files: dict, cls_files: dict, cls_names: list[str], cfg: TrainConfig, extra: dict | None = None) -> Path:
-    meta = {
-        "detector": {"files": det_files, "input": list(DET_INPUT)},
-        "classifier": {"files": cls_files, "imgsz": cfg.cls_imgsz, "names": cls_names},
-        "default_backend": (extra or {}).get("default_backend", "onnx"),
-        "trained": time.strftime("%Y-%m-%d"),
-        "train_config": {
-            k: (str(v) if isinstance(v, Path) else v)
-            for k, v in cfg.__dict__.items()
-        },
-    }
+def write_reader_json(out_dir: Path, det_files: dict, cls_files: dict, cls_names: list[str], cfg: TrainConfig) -> Path:
+    """reader.json for the networks just trained; a folder's settings (thresholds and stages: tuned, not trained)
+    and notes carry over."""
+    old = out_dir / READER_JSON
+    previous = json.loads(old.read_text()) if old.is_file() else {}
+    notes = {"trained": time.strftime("%Y-%m-%d"),
+             "train_config": {k: (str(v) if isinstance(v, Path) else v) for k, v in cfg.__dict__.items()}}
+    new = {"detector": {"input": list(DET_INPUT)}, "classifier": {"imgsz": cfg.cls_imgsz, "names": cls_names},
+           "default_backend": previous.get("default_backend", "onnx"), "notes": notes}
     splits = Path(cfg.data) / "decks.json"
     if splits.is_file():  # the designs never trained on, for the benchmarks that need unseen decks
         test = json.loads(splits.read_text()).get("test")
         if test:
-            meta["eval_decks"] = list(test)
-    old = out_dir / READER_JSON
-    if old.is_file():
-        previous = json.loads(old.read_text())
-        # The reader's thresholds (det_conf, min_confidence, ...) carry over: tuned, not trained.
-        meta = {**{k: v for k, v in previous.items() if k not in meta}, **meta}
-        meta["default_backend"] = previous.get("default_backend", meta["default_backend"])
-    if extra:
-        meta.update(extra)
-    path = out_dir / READER_JSON
-    path.write_text(json.dumps(meta, indent=2) + "\n")
-    return path
+            new["eval_decks"] = list(test)
+    data = merged(previous, new)
+    data["detector"]["files"], data["classifier"]["files"] = det_files, cls_files  # only the files just made
+    return write_settings(out_dir, parse_settings(data, str(old)))

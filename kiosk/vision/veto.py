@@ -5,7 +5,7 @@ or Kc at 0.6-0.8, and the context check takes them for a face-up card's corner. 
 on the CPU with creature backs and printed words as `bg` (model card, "Phase 27" and "The background veto")
 reads them as background, but it reads jokers and 1080p cards weaker than the shipped one, so it does not
 replace it: it only vetoes. A reading is dropped where the veto gives the background at least `bg`
-(reader.json `veto`) at every one of its corners. Readings of the cards in `spare` are never vetoed: the veto
+(reader.json `stages.veto`) at every one of its corners. Readings of the cards in `spare` are never vetoed: the veto
 learnt printed words as background, and many jokers' index is the word JOKER.
 """
 

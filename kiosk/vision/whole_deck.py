@@ -1,7 +1,7 @@
 """A picture of the whole deck: an index no reading claims is one of the cards no reading names.
 
 Where the settled readings of one picture (kiosk.vision.one_deck) name all the 52 cards but a few
-(`unclaimed.left` in reader.json), the cards left lie in the picture too: face up under others, or
+(`stages.whole_deck.unclaimed.left` in reader.json), the cards left lie in the picture too: face up under others, or
 at an index the classifier read too unsure to report. So an index the detector found that no
 reported reading claims (it overlaps none of their indices and lies in none of their boxes), and that
 the context check takes for a face-up card's (P(`not`) under `unclaimed.context_below`), is read
