@@ -3,7 +3,10 @@ and cutting them into training data (`kiosk train --real`)."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -85,3 +88,36 @@ def test_real_photos_become_classifier_crops_named_by_card_and_turn(small_set, t
     assert "Ad" not in {name.split(".")[0] for name in folders}  # the test photo's card
     assert folders["bg"] > 0 and all(name == "bg" or name.split(".")[1] in "0123" for name in folders)
     assert cv2.imread(str(next((tmp_path / "cls" / "train").rglob("*.jpg")))).shape[:2] == (64, 64)
+
+
+def _kiosk(*args):
+    return subprocess.run([sys.executable, "-m", "kiosk", *args], capture_output=True, text=True, timeout=900, cwd=REPO)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("split, limit, recall, precision", [("test", 24, 0.85, 0.9), ("unseen", 16, 0.6, 0.85)])
+def test_the_shipped_reader_reads_real_photos_never_trained_on(split, limit, recall, precision, tmp_path):
+    """The held-out IMG_2022* photos and the black deck no training saw: the CI gate for the committed weights on
+    real photos (thresholds under the model card's figures on the whole splits, for the few photos read here)."""
+    run = _kiosk("eval", str(CORNERS), "--split", split, "--limit", str(limit), "--min-recall", str(recall),
+                 "--min-precision", str(precision), "--out", str(tmp_path))
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads((tmp_path / "eval.json").read_text())
+    assert figures["kind"] == "real-corners" and figures["images"] == limit
+
+
+@pytest.mark.slow
+def test_a_close_up_is_read_at_a_smaller_scale_and_a_black_card_in_the_negative():
+    """Two stages that pay on real photos: a close-up whose index is about 110 px is read only where the picture
+    is also searched shrunk (picture_scales), a gold-on-black card only in the picture's negative."""
+    from kiosk.vision.reader import load_reader
+
+    close_up = cv2.imread(str(CORNERS / "images" / "IMG_20220921_194050_jpg.jpg"))  # the ace of diamonds
+    black = cv2.imread(str(CORNERS / "images" / "IMG_7712_JPG.jpg"))  # 7d 6c 7h Qs 9d, gold on black
+    reader = load_reader(REPO / "models")
+    assert "Ad" in {str(c.card) for c in reader.read_picture(close_up).cards}
+    assert {"7h", "6c", "Qs"} <= {str(c.card) for c in reader.read_picture(black).cards}
+    one_scale = load_reader(REPO / "models", settings={"stages": {"picture_scales": None}})
+    assert "Ad" not in {str(c.card) for c in one_scale.read_picture(close_up).cards}
+    positive = load_reader(REPO / "models", settings={"stages": {"negative_look": None}})
+    assert not {"7h", "6c", "Qs"} & {str(c.card) for c in positive.read_picture(black).cards}
