@@ -12,9 +12,9 @@ KIOSK = Path(sys.executable).parent / "kiosk"
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def kiosk(*args, stdin=None, module=False):
+def kiosk(*args, stdin=None, module=False, timeout=120):
     cmd = [sys.executable, "-m", "kiosk", *args] if module else [str(KIOSK), *args]
-    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=timeout)
 
 
 def test_console_script_is_installed():
@@ -133,7 +133,8 @@ def test_a_card_rooms_profile_file(tmp_path):
 
 @pytest.mark.slow
 def test_bench_rules_prints_its_figures():
-    proc = kiosk("bench", "rules", "--pool", "20", "--seconds", "0.3", "--repeats", "3", "--command-showdowns", "300")
+    proc = kiosk("bench", "rules", "--pool", "20", "--seconds", "0.3", "--repeats", "3", "--command-showdowns", "300",
+                 timeout=600)  # it starts `kiosk score` four times
     assert proc.returncode == 0, proc.stderr
     assert "kiosk score on a 300-showdown file" in proc.stdout and "start-up" in proc.stdout
     assert "4-seat showdowns, parse + score + settle (score_json):" in proc.stdout

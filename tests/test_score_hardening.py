@@ -48,7 +48,7 @@ def no_traceback(proc):
 def test_amounts_settlement_cannot_represent_are_refused_naming_field_and_range(showdown, field):
     result = score_json(showdown)
     assert set(result) == {"error"}
-    assert result["error"].startswith(f"{field} must be from ")
+    assert result["error"].startswith(f"{field} must be ")
     assert "1,000,000,000,000" in result["error"]
     assert len(result["error"]) < 200  # a 4,300-digit number is named, not printed
 

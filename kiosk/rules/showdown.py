@@ -163,7 +163,7 @@ def parse_showdown(
                 raise ShowdownError(f"{where}: seat {_show(n)} is not one of seats {_list(numbers)}")
         if any({*pair} == set(ps.seats) for ps in pair_stakes):
             raise ShowdownError(f"{where}: seats {pair[0]} and {pair[1]} have two stakes")
-        pair_stakes.append(PairStake((pair[0], pair[1]), _money(where + ": stake", raw["stake"], stake=True)))
+        pair_stakes.append(PairStake((pair[0], pair[1]), _money(where + ": stake", raw["stake"], stake=True, zero_ok=True)))
     return Showdown(seats, profile, button, stake, tuple(pair_stakes), showdown_id)
 
 
@@ -278,12 +278,15 @@ def _check_cards(seats: tuple[SeatInput, ...]) -> None:
         raise ShowdownError(f"wrong card count: {total} cards on the table (a deck has 52)")
 
 
-def _money(where: str, value: Any, stake: bool = False) -> Money:
-    """A stake (0.001 up to a trillion) or a stack (0 up to a trillion): what settlement can represent."""
+def _money(where: str, value: Any, stake: bool = False, zero_ok: bool = False) -> Money:
+    """A stake (0.001 up to a trillion; a pair's may be 0) or a stack (0 up to a trillion): what
+    settlement can represent."""
     low = MIN_STAKE if stake else 0
-    allowed = f"from {low:g} to {MAX_MONEY:,}"
+    allowed = ("0 or " if stake and zero_ok else "") + f"from {low:g} to {MAX_MONEY:,}"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise ShowdownError(f"{where} must be a number {allowed}, not {_show(value)}")
+    if zero_ok and value == 0:
+        return value
     if not low <= value <= MAX_MONEY:
         raise ShowdownError(f"{where} must be {allowed} (what settlement can represent), not {_show(value)}")
     return value
