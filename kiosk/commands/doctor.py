@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from kiosk.commands import command_parser
+
 MIN_FREE_MB = 500
 
 
@@ -30,7 +32,7 @@ class Check:
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("doctor", help="check camera, card reader, disk, clock, records and floor link")
+    parser = command_parser(subparsers, "doctor", "check camera, card reader, disk, clock, records and floor link", __doc__)
     parser.add_argument("--config", metavar="FILE", help="table config (default: as kiosk run finds it)")
     parser.add_argument("--models", metavar="DIR", help="card reader weights (default: as kiosk run finds them)")
     parser.add_argument("--db", metavar="PATH", help="record database (default: the config's records.db)")
@@ -113,10 +115,11 @@ def _stream(url: str) -> Check:
 
 def check_models(folder: Path) -> Check:
     from kiosk.errors import KioskError
-    from kiosk.vision.model_folder import available_backends, read_meta
+    from kiosk.vision.model_folder import available_backends
+    from kiosk.vision.settings import read_settings
 
     try:
-        have = available_backends(folder, read_meta(folder))
+        have = available_backends(folder, read_settings(folder))
     except (KioskError, OSError, ValueError) as err:
         have, problem = [], str(err)
     else:

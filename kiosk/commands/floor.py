@@ -15,11 +15,12 @@ import threading
 import time
 from pathlib import Path
 
+from kiosk.commands import command_parser
 from kiosk.errors import KioskError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("floor", help="the floor's central hand history (PostgreSQL): init, ship, serve")
+    parser = command_parser(subparsers, "floor", "the floor's central hand history (PostgreSQL): init, ship, serve", __doc__)
     actions = parser.add_subparsers(dest="floor_action", metavar="ACTION", required=True)
 
     init = actions.add_parser("init", help="create the central schema (as the database's owner) and grant roles")
