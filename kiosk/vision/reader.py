@@ -211,6 +211,9 @@ class CardReader:
             return dets
         dark = self._read_one_picture(negative(image), source, None)
         found = tuple(c for c in dark.cards if c.confidence >= negative_look.report and on_dark_face(image, c))
+        if self.settings.stages.one_deck is not None:  # each card at most once: the picture's own reading stays
+            read = {d.card for d in dets.cards}
+            found = tuple(c for c in found if c.card not in read)
         return replace(dets, cards=join_turned(dets.cards, found, floor=self.report_line))
 
     def _read_one_picture(self, image: np.ndarray, source: str, stages: list | None) -> Detections:
