@@ -52,7 +52,7 @@ def live_page(browser):
     app = create_app(hub, None, KioskConfig.model_validate({}), heartbeat=1.0)
     server, _ = start_server(app, "127.0.0.1", free_port())
     errors: list[str] = []
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = browser.new_page(viewport={"width": 1280, "height": 720}, bypass_csp=True)  # see test_web_browser
     page.on("pageerror", lambda err: errors.append(str(err)))
     page.goto(f"http://127.0.0.1:{server.server_port}/")
     page.wait_for_selector("#conn[data-state=live]", timeout=15_000)
