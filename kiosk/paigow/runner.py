@@ -7,7 +7,6 @@ and replays drive it the same way. Timing follows the frames' own timestamps.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from typing import Iterable
@@ -17,6 +16,7 @@ from kiosk.paigow.reading import PaiGowStabilizer, Seen, TableRead
 from kiosk.paigow.spots import SpotZone, default_spots, locate
 from kiosk.table.actions import DealerAction
 from kiosk.table.config import KioskConfig
+from kiosk.table.frame_loop import FrameLoop
 from kiosk.table.hub import Hub
 from kiosk.table.judge import same_verdict
 from kiosk.table.layout import TableGeometry
@@ -26,7 +26,6 @@ from kiosk.table.sources import Frame
 from kiosk.table.verdict import Verdict
 from kiosk.vision.still import StillIndices
 
-log = logging.getLogger(__name__)
 
 
 def settings_of(cfg: KioskConfig) -> PaiGowSettings:
@@ -37,7 +36,9 @@ def settings_of(cfg: KioskConfig) -> PaiGowSettings:
     )
 
 
-class PaiGowRunner:
+class PaiGowRunner(FrameLoop):
+    THREAD_NAME = "paigow-runner"
+
     def __init__(self, cfg: KioskConfig, source: Iterable[Frame] | None, reader, hub: Hub | None = None,
                  jpeg_quality: int | None = None):
         self.cfg, self.source, self.reader, self.jpeg_quality = cfg, source, reader, jpeg_quality
@@ -66,6 +67,7 @@ class PaiGowRunner:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.error: BaseException | None = None
+        self.failing: str | None = None  # the last frame's error while frames keep failing
         self.timings: list[tuple[int, float, bool]] = []
 
     # -- the face TableRunner shows ---------------------------------------------------
@@ -74,24 +76,6 @@ class PaiGowRunner:
         with self._lock:
             return TableState(self.lifecycle.phase, self.hand_id, self._read, self._verdict, None, (), 0, {}, (),
                               frame_index=self._frame_index)
-
-    def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run_safely, name="paigow-runner", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        close = getattr(self.source, "close", None)
-        if close is not None:
-            close()
-
-    def is_alive(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
 
     def run_to_end(self) -> list[Verdict]:
         self._collect = True
@@ -108,33 +92,6 @@ class PaiGowRunner:
             else:
                 ok, message = False, f"{action.kind}: not an action of a Pai Gow table (only new_hand)"
             self.hub.publish("action", action=action, ok=ok, message=message)
-
-    # -- the loop ----------------------------------------------------------------------
-    def _run_safely(self) -> None:
-        try:
-            self._loop(tolerate=50)
-            if not getattr(self.source, "live", False):
-                self.finish()
-        except Exception as err:  # never let the pipeline die silently
-            self.error = err
-            log.exception("Pai Gow runner stopped")
-            self.hub.publish("source", status="lost", detail=f"pipeline error: {err}")
-
-    def _loop(self, tolerate: int = 0) -> None:
-        if self.source is None:
-            return
-        failures = 0
-        for frame in self.source:
-            if self._stop.is_set():
-                break
-            try:
-                self.process(frame)
-                failures = 0
-            except Exception as err:
-                failures += 1
-                if failures > tolerate:
-                    raise
-                log.warning("frame %s of %s skipped: %s", frame.index, frame.source, err)
 
     def process(self, frame: Frame) -> Verdict | None:
         t0 = time.perf_counter()

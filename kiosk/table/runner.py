@@ -22,6 +22,7 @@ from kiosk.cards import CardError, parse_card
 from kiosk.errors import KioskError
 from kiosk.table.actions import DealerAction, check_action
 from kiosk.table.config import KioskConfig
+from kiosk.table.frame_loop import FrameLoop
 from kiosk.table.hub import Hub
 from kiosk.table.judge import HandSettings, judge, same_verdict
 from kiosk.table.layout import TableGeometry, outside_frame
@@ -54,7 +55,7 @@ class TableState:
     frame_index: int = -1
 
 
-class TableRunner:
+class TableRunner(FrameLoop):
     def __init__(self, cfg: KioskConfig, source: Iterable[Frame] | None, reader, hub: Hub | None = None,
                  jpeg_quality: int | None = None, sample_still: bool = False):
         self.cfg = cfg
@@ -131,35 +132,6 @@ class TableRunner:
                 frame_index=self._frame_index,
             )
 
-    def start(self) -> None:
-        if self._thread is not None:
-            return
-        self._thread = threading.Thread(target=self._run_safely, name="table-runner", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        close = getattr(self.source, "close", None)
-        if close is not None:
-            close()
-
-    @property
-    def problem(self) -> str | None:
-        """Why the pipeline is not producing verdicts (stopped, or every frame failing); None when well."""
-        if self.error is not None:
-            return f"the table pipeline stopped: {self.error}"
-        if self.failing is not None:
-            return f"frames are failing: {self.failing}"
-        return None
-
-    def is_alive(self) -> bool:
-        """Is the pipeline thread running (started and not finished)?"""
-        return self._thread is not None and self._thread.is_alive()
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
-
     def run_to_end(self) -> list[Verdict]:
         """Process every frame of a finite source; the last verdict of each hand, in order."""
         self._collect = True
@@ -179,36 +151,6 @@ class TableRunner:
             self.hub.publish("action", action=action, ok=ok, message=message)
             if ok and self.stabilizer is not None and action.kind != "new_hand":
                 self._decide(force=self._verdict is not None)
-
-    # -- the loop ----------------------------------------------------------------------
-    def _run_safely(self) -> None:
-        try:
-            self._loop(tolerate=50)
-            if not getattr(self.source, "live", False):
-                self.finish()
-        except Exception as err:  # never let the pipeline die silently
-            self.error = err
-            log.exception("table runner stopped")
-            self.hub.publish("source", status="lost", detail=f"pipeline error: {err}")
-
-    def _loop(self, tolerate: int = 0) -> None:
-        """Every frame of the source; live, a frame that fails is skipped (up to `tolerate` in a row)."""
-        if self.source is None:
-            return
-        failures = 0
-        for frame in self.source:
-            if self._stop.is_set():
-                break
-            try:
-                self.process(frame)
-                failures = 0
-                self.failing = None
-            except Exception as err:
-                failures += 1
-                self.failing = f"frame {frame.index}: {type(err).__name__}: {err}"
-                if failures > tolerate:
-                    raise
-                log.warning("frame %s of %s skipped: %s", frame.index, frame.source, err)
 
     def process(self, frame: Frame) -> Verdict | None:
         """One frame through every stage; returns the verdict if this frame changed it."""
