@@ -58,15 +58,15 @@ def test_the_shipped_reader_has_a_context_check_for_single_pictures(reader):
     assert reader.settings.stages.context_check.drop == check["drop"] and reader.networks["context_check"] is not None
 
 
-def test_the_check_and_the_veto_are_opened_by_the_first_single_picture_never_by_camera_frames(kenney_showdown):
-    """Both networks only single pictures read (the context check, the background veto: kiosk/vision/veto.py)."""
+def test_the_check_is_opened_by_the_first_single_picture_never_by_camera_frames(kenney_showdown):
+    """Only single pictures are read by the context check."""
     from kiosk.vision.reader import load_reader
 
     fresh = load_reader(MODELS)  # the table's start-up (kiosk run, replay) does not pay for opening them
     fresh.read(kenney_showdown.image)
-    assert "context_check" not in fresh.networks.opened and "veto" not in fresh.networks.opened
+    assert "context_check" not in fresh.networks.opened
     fresh.read_picture(kenney_showdown.image)
-    assert "context_check" in fresh.networks.opened and "veto" in fresh.networks.opened
+    assert "context_check" in fresh.networks.opened
 
 
 def test_a_reader_without_a_context_check_still_loads_and_is_another_version(tmp_path, reader):
@@ -201,11 +201,11 @@ def test_real_photos_lose_a_reading_of_no_card_and_keep_their_cards(reader, phot
     """Real photos (datasets/real/real-photos-ranks) where the index classifier reads a second card in an ace's
     art or beside the cards: the check drops that reading, and only that one. (The extra readings are the turned
     look's, under 0.7, which since `baf3bbcccc6c` (`turned_report`) it no longer adds: read here from the report
-    line, as before, and without the background veto, so that the check is what is tested.)"""
+    line, as before, so that the check is what is tested.)"""
     from kiosk.vision.images import load_image
 
     image = load_image(MODELS.parent / "datasets" / "real" / "real-photos-ranks" / photo)
-    reader = with_settings(reader, {"stages": {"turned_look": {"report": reader.report_line}, "veto": None}})
+    reader = with_settings(reader, {"stages": {"turned_look": {"report": reader.report_line}}})
     blind = with_settings(reader, {"stages": {"context_check": None}})
     assert sorted(str(c.card) for c in blind.read_picture(image).cards) == sorted(cards + [extra])
     assert sorted(str(c.card) for c in reader.read_picture(image).cards) == sorted(cards)

@@ -1,5 +1,5 @@
-"""A single picture of one deck (kiosk.vision.one_deck): each card at most once, and with the whole
-deck in the picture the cards read nowhere else named by weaker readings."""
+"""A single picture of one deck (kiosk.vision.one_deck): each card at most once, reported from the one-deck line
+in a picture of a table."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kiosk.cards import deck, parse_card
 from kiosk.vision.detections import CardDetection
-from kiosk.vision.one_deck import WHOLE_DECK_LEFT, each_card_once, report_floor
+from kiosk.vision.one_deck import each_card_once, report_floor
 
 
 def reading(card: str, confidence: float, x: float, alternatives=()) -> CardDetection:
@@ -24,21 +24,12 @@ def table_of(n_sure: int) -> list[CardDetection]:
     return sure + [reading("5h", 0.3, -500.0, [("6h", 0.1)])]
 
 
-def test_the_whole_deck_in_a_picture_names_a_weak_reading_of_a_card_read_nowhere_else():
-    shipped = json.loads((Path(__file__).resolve().parents[1] / "models" / "reader.json").read_text())
-    assert shipped["stages"]["whole_deck"]["left"] == WHOLE_DECK_LEFT == 4  # the rule these tests read is the shipped one
-    whole = table_of(48)  # 48 sure + 5h weak: 4 cards of the 52 unread by sure readings (5h, 6h and two more)
+def test_a_picture_of_a_table_keeps_its_weak_readings_unreported():
+    """A weak reading no other reading contests stays under the report line: no rule names the cards a
+    picture of the whole deck has not read (that rule was measured paying nothing on the real photos)."""
+    whole = table_of(48)  # 48 sure + 5h weak: 4 cards of the 52 unread by sure readings
     read = each_card_once(whole, report_floor(whole, 0.5, 0.6))
-    assert [(str(c.card), c.confidence) for c in read if c.confidence < 0.5] == [("5h", 0.3)]
-    assert len(read) == 49
-
-
-def test_a_picture_missing_more_of_the_deck_keeps_its_weak_readings_unreported():
-    part = table_of(47)  # 5 cards of the 52 unread: not the whole deck
-    read = each_card_once(part, report_floor(part, 0.5, 0.6))
-    assert len(read) == 47 and all(c.confidence >= 0.5 for c in read)
-    whole = table_of(48)
-    assert len(each_card_once(whole, 0.5, whole_deck_left=0)) == 48  # the rule off
+    assert len(read) == 48 and all(c.confidence >= 0.5 for c in read)
 
 
 def test_a_weak_reading_of_a_card_read_surely_elsewhere_is_not_named_twice():
@@ -46,7 +37,7 @@ def test_a_weak_reading_of_a_card_read_surely_elsewhere_is_not_named_twice():
     taken = whole[:-1] + [reading(str(whole[0].card), 0.3, -500.0, [("6h", 0.1)])]
     read = each_card_once(taken, 0.5)
     assert [str(c.card) for c in read].count(str(whole[0].card)) == 1
-    assert [(str(c.card), c.confidence) for c in read if c.confidence < 0.5] == [("6h", 0.1)]  # its runner-up, unread
+    assert all(c.confidence >= 0.5 for c in read)  # it took its runner-up (6h, 0.1), under the line
 
 
 def test_a_doubtful_reading_offers_no_alternative_the_deck_placed_elsewhere():

@@ -97,7 +97,7 @@ def test_quantize_writes_an_int8_backend_that_reads_a_showdown(tmp_path, showdow
 def test_the_benchmark_exports_the_two_stages_and_reads_the_other_networks_where_they_lie(tmp_path, monkeypatch,
                                                                                           capsys):
     """`kiosk bench detector --backends onnx` exports the detector and the classifier into runs/reader-exports/;
-    the context check, the background veto and the suit look are not exported but read from the reader's folder,
+    the context check is not exported but read from the reader's folder,
     so the exported reader loads and reads the frames."""
     monkeypatch.chdir(tmp_path)
     args = ["bench", "detector", "--models", str(MODELS), "--backends", "onnx", "--frames", "1", "--warmup", "0",
@@ -106,5 +106,5 @@ def test_the_benchmark_exports_the_two_stages_and_reads_the_other_networks_where
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert [row["backend"] for row in rows] == ["onnx"]
     exported = json.loads(next((tmp_path / "runs" / "reader-exports").glob("*/reader.json")).read_text())
-    for side in ("context_check", "veto", "suit_look"):
+    for side in ("context_check",):
         assert all(Path(f).is_absolute() and Path(f).exists() for f in exported["stages"][side]["files"].values()), side

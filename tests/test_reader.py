@@ -12,7 +12,7 @@ import pytest
 from kiosk.cards import CLASS_NAMES, parse_card
 from kiosk.errors import KioskError
 from kiosk.vision.geometry import from_index_frame, orientation_of, square_crop, to_index_frame
-from kiosk.vision.merge import Corner, drop_nested, drop_twins, merge_corners
+from kiosk.vision.merge import Corner, drop_nested, merge_corners
 from reader_support import with_settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -223,24 +223,6 @@ def test_an_index_found_again_inside_itself_is_one_card():
     assert drop_nested([whole, b]) == [whole, b]
 
 
-def test_an_index_found_twice_a_little_apart_is_one_card():
-    """The detector finds one index twice, shifted by half its height (IoU about 0.35, so NMS keeps
-    both). Where the card shows only that index (covered in a fanned row) nothing merges them and the
-    card read twice (kenney at 4K: 17 of 20 wrong readings); the surer reading stays."""
-    a = corner_at(500, 400, 0, probs(Ad=0.97))
-    shifted = corner_at(500, 400 + 0.5 * L, 0, probs(Ad=0.7, Ah=0.2), conf=0.9)
-    cards = merge_corners([a, shifted], (1920, 1080))
-    assert [str(c.card) for c in cards] == ["Ad", "Ad"]
-    kept = drop_twins(cards)
-    assert len(kept) == 1 and kept[0].corners == (a.box,)
-    # the same card read two index lengths apart is not one index found twice
-    far = corner_at(500, 400 + 2.2 * L, 0, probs(Ad=0.7), conf=0.9)
-    assert len(drop_twins(merge_corners([a, far], (1920, 1080)))) == 2
-    # neighbours of a fanned row are other cards and stay
-    row = [corner_at(500 + i * 0.45 * L, 400, 0, probs(**{n: 0.97})) for i, n in enumerate(("Ad", "Kd", "_9c"))]
-    assert len(drop_twins(merge_corners(row, (1920, 1080)))) == 3
-
-
 def test_one_doubtful_corner_is_settled_by_the_other_and_keeps_alternatives():
     """6 vs 9: one corner reads 9c first, 6c second; the other is sure of 6c."""
     a = corner_at(500, 400, 0, probs(_9c=0.55, _6c=0.44))
@@ -282,25 +264,6 @@ def test_a_faint_partner_never_takes_a_sure_index_below_the_line():
     assert len(doubted) == 1 and len(doubted[0].corners) == 2 and doubted[0].confidence < 0.6
 
 
-def test_an_index_the_frames_border_cut_is_not_judged_small():
-    """A card at the frame's edge shows part of its index: its box is small because the border cut it,
-    not because it is printed small (reader-test-v2-4k te000038: a Kd at x 0 read 0.92 and dropped)."""
-    from kiosk.vision.detections import CardDetection
-    from kiosk.vision.scale import drop_small
-
-    table = [CardDetection(parse_card(c), 0.9, (200 + 60 * i, 300, 220 + 60 * i, 350))
-             for i, c in enumerate("2c 3c 4c 5c 6c 7c 8c 9c".split())]
-    cut = CardDetection(parse_card("Kd"), 0.92, (4, 500, 24, 520))       # 20 px of a 50 px index, at the left edge
-    pictured = CardDetection(parse_card("As"), 0.99, (900, 500, 907, 517))  # a small print in the middle
-    assert drop_small(table + [cut, pictured], 0.5) == table
-    assert drop_small(table + [cut, pictured], 0.5, (1920, 1080)) == table + [cut]
-    inland = CardDetection(parse_card("Kd"), 0.92, (60, 500, 80, 520))    # as small, 60 px in: no border cut it
-    assert drop_small(table + [inland], 0.5, (1920, 1080)) == table
-    # a speck at the border is small along it too: no index was cut there (reader-test-v2 te000108, a Jk 8x10 px)
-    speck = CardDetection(parse_card("Jk"), 0.52, (872, 1068, 880, 1078))
-    assert drop_small(table + [speck], 0.5, (1920, 1080)) == table
-
-
 def test_faint_detection_caps_confidence():
     p = probs(Jh=0.99)
     strong = merge_corners([Corner((0, 0, 12, 24), 0.9, p, 0, 0.99)], (100, 100))[0]
@@ -331,18 +294,17 @@ def test_model_version_names_the_weights(reader):
 
 
 def test_model_version_changes_with_how_the_weights_are_read():
-    """Records name the reader that decided a hand: reading the same weights at another
-    detector input size, with another number of turns, with(out) the gap probe, another recheck,
-    another turned look (or what it may add, or from which line), another closer look, another filter for shrinking cuts, another rule for nested finds, small indices (at the frame's border too), twins or
-    faint partners, or another report line or deck rule for single pictures (the whole deck's unclaimed finds too) reads
-    differently, so it is another version."""
+    """Records name the reader that decided a hand: reading the same weights at another detector input size, with
+    another number of turns, another turned look (or what it may add, or from which line), another closer look,
+    another filter for shrinking cuts, another rule for nested finds or faint partners, or another report line or
+    deck rule for single pictures reads differently, so it is another version."""
     from kiosk.vision.model_folder import model_version
     from kiosk.vision.settings import ReaderSettings, read_settings
 
     meta = read_settings(MODELS)
     stages = meta.stages
-    assert all(getattr(stages, name) is not None for name in ("four_turns", "gaps", "nested", "small_index", "twins",
-                                                              "faint_partners", "one_deck", "whole_deck"))
+    assert all(getattr(stages, name) is not None for name in ("four_turns", "nested", "faint_partners", "turned_look",
+                                                              "one_deck"))
 
     def version(changes: dict) -> str:
         return model_version(MODELS, meta.changed(changes))
@@ -350,28 +312,21 @@ def test_model_version_changes_with_how_the_weights_are_read():
     same = model_version(MODELS, ReaderSettings.model_validate_json(meta.to_json()))
     turned = version({"stages": {"four_turns": None}})
     bigger = version({"detector": {"input": [2176, 3840]}})
-    probing = version({"stages": {"gaps": None}})
-    rechecking = version({"stages": {"recheck_zooms": {"zooms": [1.3], "below": 0.5}}})
     looking = version({"stages": {"turned_look": {"degrees": 30.0}}})
     sure_turns = version({"stages": {"turned_look": {"sure_only": not stages.turned_look.sure_only}}})
     turned_line = version({"stages": {"turned_look": {"report": 0.8 if stages.turned_look.report != 0.8 else 0.9}}})
-    closer = version({"stages": {"closer_look": {"zoom": 2.0}}})
+    closer = version({"stages": {"closer_look": {"zoom": 2.0, "report": 0.8}}})
     surer = version({"stages": {"closer_look": {"zoom": 1.5, "report": 0.95}}})
     shrinking = version({"classifier": {"shrink_area": not meta.classifier.shrink_area}})
     nesting = version({"stages": {"nested": None}})
-    scaling = version({"stages": {"small_index": None}})
-    twins = version({"stages": {"twins": None}})
     faint = version({"stages": {"faint_partners": None}})
-    edge = version({"stages": {"small_index": {"edge": not stages.small_index.edge}}})
     reporting = version({"confidence": {"report": 0.7 if meta.confidence.report != 0.7 else 0.5}})
     one_deck = version({"stages": {"one_deck": None}})
-    whole_deck = version({"stages": {"whole_deck": {"left": 9}}})
     unread = version({"stages": {"one_deck": {"unread": 0.05 if stages.one_deck.unread != 0.05 else 0.2}}})
-    unclaimed = version({"stages": {"whole_deck": {"unclaimed": {"left": 7, "least": 0.5}}}})
     assert same == model_version(MODELS, meta)
-    versions = {same, turned, bigger, probing, rechecking, looking, closer, surer, shrinking, nesting, scaling, twins,
-                faint, edge, sure_turns, turned_line, reporting, one_deck, whole_deck, unread, unclaimed}
-    assert len(versions) == 21
+    versions = {same, turned, bigger, looking, closer, surer, shrinking, nesting, faint, sure_turns, turned_line,
+                reporting, one_deck, unread}
+    assert len(versions) == 14
 
 
 def test_a_reader_for_many_decks_is_the_version_without_the_one_deck_rule():
@@ -429,32 +384,6 @@ def test_cuts_larger_than_the_input_are_shrunk_with_an_area_filter(reader, showd
     assert np.allclose(reader.classify(big, boxes), area, rtol=1e-4, atol=1e-12) and not np.allclose(area, bilinear, rtol=1e-2, atol=0)
 
 
-def test_recheck_reads_only_the_doubtful_cuts_again_at_other_zooms(reader, showdown):
-    """`recheck_zooms` (single pictures): a cut whose best card is under its `below` is read again
-    at each zoom and the answers averaged; a sure cut keeps its one reading. Camera frames are not
-    rechecked (the table pipeline votes over frames instead)."""
-    from kiosk.vision.prepare import corner_orientations
-
-    boxes = [box for card in showdown.scene["cards"] for box, _k in corner_orientations(card)][:12]
-    # Half an index off: cuts the classifier is less sure of.
-    boxes += [(x1 + (x2 - x1) / 2, y1, x2 + (x2 - x1) / 2, y2) for x1, y1, x2, y2 in boxes[:6]]
-    plain = with_settings(reader, {"stages": {"recheck_zooms": None}})
-    once = plain.classify(showdown.image, boxes)
-    top = np.array([max(p[reader._card_of == c].sum() for c in range(len(CLASS_NAMES))) for p in once])
-    below = float(np.median(top))
-    doubtful = top < below
-    assert doubtful.any() and not doubtful.all()
-    rechecking = with_settings(reader, {"stages": {"recheck_zooms": {"zooms": [1.15, 0.9], "below": below}}})
-    again = rechecking.classify(showdown.image, boxes, recheck=True)
-    frame = rechecking.classify(showdown.image, boxes)
-    assert np.allclose(frame, once)
-    assert np.allclose(again[~doubtful], once[~doubtful])
-    assert np.abs(again[doubtful] - once[doubtful]).max() > 0.01
-    zoomed = [reader.classify_crops(np.stack([square_crop(showdown.image, b, reader.cls_size, zoom=z)
-                                               for b, d in zip(boxes, doubtful) if d])) for z in (1.15, 0.9)]
-    assert np.allclose(again[doubtful], (once[doubtful] + zoomed[0] + zoomed[1]) / 3, atol=1e-5)
-
-
 @pytest.mark.slow
 def test_reads_a_rendered_showdown_of_an_unseen_deck(reader, showdown):
     """The shipped model read 28 of this scene's 38 readable cards right (MODEL_CARD: recall ~0.72-0.96
@@ -474,57 +403,6 @@ def test_reads_a_rendered_showdown_of_an_unseen_deck(reader, showdown):
         assert det.corners and len(det.corners) <= 4
 
 
-def _print_four_aces(scene, image: np.ndarray, share: float) -> tuple[np.ndarray, tuple[int, int, int, int]]:
-    """The picture of four fanned aces some backs print (kde-nicu-ornamental, -white), `share` of the
-    scene's card height, printed on free felt; returns the picture and where the aces lie."""
-    import cv2
-
-    from kiosk.synth.art import load_deck
-
-    polygons = [np.asarray(c["polygon"], np.float32) for c in scene["cards"]]
-    card_height = float(np.median([max(cv2.minAreaRect(p)[1]) for p in polygons]))
-    deck = load_deck(scene["deck"])
-    aces = []
-    for name in ("Ac", "Ad", "Ah", "As"):
-        art = deck.cards[name].image
-        f = share * card_height / art.shape[0]
-        aces.append(cv2.resize(art, None, fx=f, fy=f, interpolation=cv2.INTER_AREA))
-    h, w = aces[0].shape[:2]
-    step = int(0.35 * w)
-    width = w + 3 * step
-    covered = np.zeros(image.shape[:2], np.uint8)
-    for p in polygons:
-        cv2.fillPoly(covered, [p.astype(np.int32)], 255)
-    free = cv2.erode(255 - covered, np.ones((h + 20, width + 20), np.uint8))
-    ys, xs = np.nonzero(free)
-    y0, x0 = int(ys[len(ys) // 2]) - h // 2, int(xs[len(xs) // 2]) - width // 2
-    out = image.copy()
-    for k, ace in enumerate(aces):
-        x = x0 + k * step
-        alpha = ace[..., 3:4] / 255.0
-        out[y0:y0 + h, x:x + w] = (out[y0:y0 + h, x:x + w] * (1 - alpha) + ace[..., :3] * alpha).astype(np.uint8)
-    return out, (x0, y0, x0 + width, y0 + h)
-
-
-@pytest.mark.slow
-def test_indices_printed_far_smaller_than_the_tables_are_not_read(reader, showdown):
-    """Four aces pictured on felt at a third of a card's size (as kde-nicu backs print them) read as
-    four more aces; `small_index` (kiosk.vision.scale) drops them, and only them."""
-
-    picture, (x1, y1, x2, y2) = _print_four_aces(showdown.scene, showdown.image, 0.35)
-
-    def on_print(dets):
-        return [c for c in dets.cards if x1 - 5 <= c.center[0] <= x2 + 5 and y1 - 5 <= c.center[1] <= y2 + 5]
-
-    blind = with_settings(reader, {"stages": {"small_index": None}})
-    assert len(on_print(blind.read(picture))) >= 2  # the printed aces do read as cards without the rule
-    assert reader.settings.stages.small_index.share == 0.5
-    read = reader.read(picture)
-    assert on_print(read) == []
-    plain = reader.read(showdown.image)
-    assert sorted(str(c.card) for c in read.cards) == sorted(str(c.card) for c in plain.cards)
-
-
 @pytest.mark.slow
 def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(showdown):
     """Read card by card (`many_decks`), kiosk detect / eval answer for one picture at
@@ -535,7 +413,7 @@ def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(
     reader = load_reader(MODELS, many_decks=True, settings={"stages": {"negative_look": None}})  # a white deck
     meta = json.loads((MODELS / "reader.json").read_text())
     assert reader.report_line == meta["confidence"]["report"] >= reader.settings.confidence.least
-    everything = reader.read(showdown.image, recheck=True, look_closer=True, scales=reader.picture_scales)
+    everything = reader.read(showdown.image, look_closer=True, scales=reader.picture_scales)
     reported = reader.read_picture(showdown.image, source="photo.jpg")
     assert reported.source == "photo.jpg"
     assert [c for c in everything.cards if c.confidence >= reader.report_line] == list(reported.cards)
@@ -545,14 +423,13 @@ def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("photo", ["IMG_2514.JPG", "IMG_2488.JPG"])  # real photos that do (phase-15 weights)
+@pytest.mark.parametrize("photo", ["IMG_2488.JPG"])  # a real photo that does
 def test_a_photo_of_a_few_cards_reports_from_the_usual_line(reader, photo, monkeypatch):
     """The lower report line of a picture of one deck needs a table's worth of sure readings
-    (`one_deck.TABLE_READINGS`) to contest a misread: these photos of one card hold a joker reading
-    of 0.5-0.6 (court art, a corner) that a photo of few cards must not report. They read as
-    with the rule off. (Read without the context check, which since `f921f69697a4` drops IMG_2514's joker
-    reading before this rule is asked, and with the turned look's weak readings, which since `3dbc33dc7215`
-    (`turned_sure`) are left out before it too: the rule is what is tested here.)"""
+    (`one_deck.TABLE_READINGS`) to contest a misread: this photo of one card holds a joker reading
+    of 0.5-0.6 (court art, a corner) that a photo of few cards must not report. It reads as
+    with the rule off. (Read without the context check and with the turned look's weak readings, which
+    the shipped reader leaves out before this rule is asked: the rule is what is tested here.)"""
     import kiosk.vision.pipeline as reading
     from kiosk.vision.images import load_image
     from kiosk.vision.reader import load_reader
@@ -705,65 +582,3 @@ def test_four_index_deck_card_is_one_reading():
     assert len(cards) == 1 and len(cards[0].corners) == 4
 
 
-@pytest.mark.slow
-def test_an_index_missed_in_a_fanned_row_is_read_in_the_gap_and_never_made_sure(reader):
-    """kiosk.vision.gaps: take a found index out of the middle of a fanned row (as if the detector had
-    missed it); the reader looks where the row's step puts it, reads the same card there, and that
-    card's confidence stays under the table's doubtful line (a filled gap always asks the dealer)."""
-    from kiosk.synth.table import SeatLayout, TableLayout, render_table
-    from kiosk.table.bench import _unseen_decks
-    from kiosk.table.config import Stabilizer
-    from kiosk.table.groundtruth import set_hands, shuffled_deck
-    from kiosk.vision.gaps import gap_boxes
-    from kiosk.vision.geometry import iou
-
-    layout = set_hands(shuffled_deck(7))
-    scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in layout.items())),
-                         _unseen_decks(str(MODELS))[0], 7, {"preset": "random", "perspective": 0.03, "rotation": 3.0,
-                                                            "hands": 0, "card_height": 110}, reverse_fan=0.0)
-    h, w = scene.image.shape[:2]
-    found = reader.find_indices(scene.image, (0, 0, w, h))
-    corners = reader.corners_from(found, reader.classify(scene.image, [b for b, _ in found]))
-    recovered = 0
-    tried = 0
-    for i, hidden in enumerate(corners):
-        rest = corners[:i] + corners[i + 1:]
-        if not any(iou(box, hidden.box) > 0.5 for box, _k in gap_boxes(rest)):
-            continue  # not in the middle of a row
-        tried += 1
-        again = [c for c in reader.read_gaps(scene.image, rest) if iou(c.box, hidden.box) > 0.5]
-        if again and np.argmax(again[0].card_probs) == np.argmax(hidden.card_probs):
-            recovered += 1
-            cards = merge_corners(rest + again, (w, h))
-            filled = [d for d in cards if any(iou(c, again[0].box) > 0.9 for c in d.corners)]
-            assert filled and filled[0].confidence < Stabilizer().min_confidence, filled
-        if tried == 10:
-            break
-    assert tried >= 5, "a showdown's fanned rows should have indices with neighbours on both sides"
-    assert recovered >= 0.8 * tried, f"read {recovered} of {tried} taken-out indices in their gap"
-
-
-def test_a_single_picture_reports_its_stages_and_the_stage_loss_script_counts_what_they_lost(reader, showdown,
-                                                                                                monkeypatch):
-    """`read_picture(stages=...)` hands back the readings after each stage, the last of them what it returns;
-    scripts/reader_stage_losses.py counts a right reading a stage dropped, unless a later one names the card right."""
-    stages = []
-    cards = reader.read_picture(showdown.image, stages=stages).cards
-    names = [name for name, _ in stages]
-    assert names[0] == "read" and names[-4:] == ["one_deck", "unclaimed", "veto", "partners"]
-    assert set(names) <= {"read", "turned", "context", "one_deck", "unclaimed", "veto", "partners"}
-    assert stages[-1][1] == cards
-
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))
-    from reader_stage_losses import lost_at
-
-    from kiosk.cards import parse_card
-    from kiosk.vision.detections import CardDetection
-
-    square = lambda x: [[x, 0], [x + 60, 0], [x + 60, 90], [x, 90]]  # noqa: E731
-    scene = {"cards": [{"card": "Ks", "polygon": square(0), "corners": [[2, 2, 14, 26]], "face_up": True},
-                       {"card": "7h", "polygon": square(200), "corners": [[202, 2, 214, 26]], "face_up": True}]}
-    ks, seven = (CardDetection(parse_card(c), 0.9, b, (b,)) for c, b in (("Ks", (2, 2, 14, 26)),
-                                                                          ("7h", (202, 2, 214, 26))))
-    assert lost_at(scene, [("read", (ks, seven)), ("context", (ks,)), ("one_deck", (ks,))]) == [("context", "7h")]
-    assert lost_at(scene, [("read", (ks, seven)), ("context", (ks,)), ("one_deck", (ks, seven))]) == []

@@ -27,9 +27,9 @@ def test_the_shipped_reader_json_is_read_whole_and_written_back_the_same():
 
 @pytest.mark.parametrize("edit, named", [
     (lambda m: m.update(det_conf=0.2), "'det_conf': unknown key"),
-    (lambda m: m["stages"]["twins"].update(reach="far"), "'stages.twins.reach'"),
+    (lambda m: m["stages"]["nested"].update(share="half"), "'stages.nested.share'"),
     (lambda m: m["stages"].update(rank_look={"below": 0.9}), "'stages.rank_look': unknown key"),
-    (lambda m: m["stages"]["veto"].pop("bg"), "'stages.veto.bg': missing"),
+    (lambda m: m["stages"]["context_check"].pop("drop"), "'stages.context_check.drop': missing"),
 ])
 def test_a_bad_key_is_an_error_naming_the_key_and_the_file(tmp_path, edit, named):
     from kiosk.vision.reader import load_reader
@@ -57,18 +57,18 @@ def test_the_version_hashes_the_weights_and_the_reading_settings_not_the_notes(t
     shipped = model_version(MODELS, settings)
     assert shipped == model_version(MODELS, settings.changed({"notes": {"trained": "another day"},
                                                               "default_backend": "openvino"}))
-    assert shipped != model_version(MODELS, settings.changed({"stages": {"partners": {"sure": 0.9}}}))
+    assert shipped != model_version(MODELS, settings.changed({"stages": {"faint_partners": {"sure": 0.8}}}))
     folder = tmp_path / "models"
     shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("phase14", "figures", "*openvino*"))
     assert model_version(folder, settings) == shipped  # where the folder lies is no part of it
-    with open(folder / "index-veto.pt", "ab") as f:
+    with open(folder / "context-check.pt", "ab") as f:
         f.write(b"\0")  # a stage's network's weights are
     assert model_version(folder, settings) != shipped
 
 
 def test_a_stage_off_is_null_and_absent_alike():
     raw = json.loads((MODELS / "reader.json").read_text())
-    absent = {**raw, "stages": {k: v for k, v in raw["stages"].items() if k != "veto"}}
-    null = {**raw, "stages": {**raw["stages"], "veto": None}}
+    absent = {**raw, "stages": {k: v for k, v in raw["stages"].items() if k != "turned_look"}}
+    null = {**raw, "stages": {**raw["stages"], "turned_look": None}}
     assert parse_settings(absent, "a") == parse_settings(null, "b") == ReaderSettings.model_validate(null)
-    assert parse_settings(null, "b").stages.veto is None
+    assert parse_settings(null, "b").stages.turned_look is None

@@ -192,18 +192,6 @@ def is_deck_showdown(scene: dict) -> bool:
     return is_full_showdown(scene) and not any(c["card"] == "Jk" for c in scene["cards"])
 
 
-def tally(pictures) -> tuple[int, int, int]:
-    """(wrong readings, missed cards, clean full showdowns) of `pictures` [(scene, readings)], counted as
-    `kiosk eval` counts them (scripts/veto_lines.py, scripts/partner_lines.py)."""
-    wrong = missed = clean = 0
-    for scene, cards in pictures:
-        labelled, read, right, *_ = score_scene(scene, cards)
-        wrong += read - len(right)
-        missed += labelled - len(right)
-        clean += is_full_showdown(scene) and len(right) == labelled == read
-    return wrong, missed, clean
-
-
 def score_scene(scene: dict, cards, places: Counter | None = None,
                 by_place: list | None = None) -> tuple[int, int, list, list, list, list, int]:
     """(labelled, readings, cards read right, confusions, missed, extra, unlabelled right) for one scene.

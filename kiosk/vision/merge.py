@@ -19,7 +19,6 @@ import numpy as np
 from kiosk.cards import CLASS_NAMES, parse_card
 from kiosk.vision.detections import CardDetection
 from kiosk.vision.geometry import box_center, clip_box, index_size, inside_share, to_index_frame, union_box
-from kiosk.vision.scale import card_index_size
 
 CARDS = tuple(parse_card(n) for n in CLASS_NAMES)
 
@@ -138,31 +137,6 @@ def drop_nested(corners: list[Corner], share: float = 0.5) -> list[Corner]:
         if not any(max(inside_share(a, corners[k].box), inside_share(corners[k].box, a)) >= share for k in kept):
             kept.append(i)
     return [corners[i] for i in sorted(kept)]
-
-
-def drop_twins(cards: list[CardDetection], reach: float = 1.0) -> list[CardDetection]:
-    """Keep one of two readings of the same card whose indices lie within `reach` index lengths
-    of each other: the detector found one index twice, shifted by half its height (NMS keeps both,
-    IoU about 0.35), or a second look found it again a little apart. A deck holds each card once;
-    the surer reading stays.
-
-    >>> c = lambda name, conf, x: CardDetection(parse_card(name), conf, (x, 0, x + 10, 24), ((x, 0, x + 10, 24),))
-    >>> [(str(d.card), d.confidence) for d in drop_twins([c("9h", 0.7, 0), c("9h", 0.9, 12), c("Th", 0.9, 24)])]
-    [('9h', 0.9), ('Th', 0.9)]
-    >>> len(drop_twins([c("9h", 0.7, 0), c("9h", 0.9, 40)]))  # two indices apart: both stay
-    2
-    """
-    def near(a: CardDetection, b: CardDetection) -> bool:
-        limit = reach * max(card_index_size(a), card_index_size(b))
-        return any(math.dist(box_center(x), box_center(y)) < limit
-                   for x in a.corners or (a.box,) for y in b.corners or (b.box,))
-
-    order = sorted(range(len(cards)), key=lambda i: -cards[i].confidence)
-    kept: list[int] = []
-    for i in order:
-        if not any(cards[k].card == cards[i].card and near(cards[i], cards[k]) for k in kept):
-            kept.append(i)
-    return [cards[i] for i in sorted(kept)]
 
 
 def _normalise(p: np.ndarray) -> np.ndarray:

@@ -17,13 +17,10 @@ from kiosk.vision.context import ContextCheck
 from kiosk.vision.settings import READER_JSON, ReaderSettings
 
 # Each stage with a network: what it is called, and the formats it is opened in, best first, for a reader on
-# `backend`: the context check and the veto read single pictures only, so their format costs little; the suit look
-# reads camera frames too.
+# `backend`: the context check reads single pictures only, so its format costs little.
 STAGE_NETWORKS = {
     "context_check": ("the context check", lambda backend: ("openvino" if backend == INT8 else backend, "openvino",
                                                             "pytorch")),
-    "veto": ("the background veto", lambda backend: (backend, "pytorch")),
-    "suit_look": ("the suit look", lambda backend: (backend, "openvino", "pytorch")),
 }
 
 
@@ -53,7 +50,7 @@ def available_backends(model_dir: Path, settings: ReaderSettings) -> list[str]:
 
 
 class Networks:
-    """The stages' networks by stage name (`networks["veto"]`), each opened on its first use: a camera frame never
+    """The stages' networks by stage name (`networks["context_check"]`), each opened on its first use: a camera frame never
     opens those only single pictures read. `opened` holds those opened (or put in place, in tests)."""
 
     def __init__(self, openers: dict):

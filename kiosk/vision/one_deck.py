@@ -7,10 +7,7 @@ its runner-up or nothing. Since a misread now has to beat every other reading of
 reading no other reading contests is reported from a lower confidence (`stages.one_deck.report`
 in reader.json) than a picture read card by card (`confidence.report`), in a picture of a table
 (`TABLE_READINGS` sure readings or more): a photo of a few cards has too few others to contest a
-misread. Where the settled readings name all but a few cards of the deck (`stages.whole_deck.left`), the
-picture shows the whole deck: the cards not yet named lie somewhere in it, and a weaker reading that
-settles on one of them is reported too, however weak (on validation not one of them was wrong).
-A picture of several decks is read with the rule off (`kiosk detect --many-decks`).
+misread. A picture of several decks is read with the rule off (`kiosk detect --many-decks`).
 """
 
 from __future__ import annotations
@@ -20,11 +17,9 @@ from dataclasses import replace
 from kiosk.cards import deck
 from kiosk.deck_assignment import NO_CARD, assign_cards
 from kiosk.vision.detections import CardDetection
-from kiosk.vision.scale import LEAST_READINGS
 
 ONE_DECK = deck(53)  # the Pai Gow joker at most once too
-WHOLE_DECK_LEFT = 4  # a picture whose reported readings name all the 52 cards but this many shows the whole deck
-TABLE_READINGS = LEAST_READINGS  # as many sure readings as a table's frame needs to measure its scale
+TABLE_READINGS = 8  # a picture with this many sure readings shows a table: enough others to contest a misread
 
 
 def report_floor(cards, one_deck_report: float, report_confidence: float) -> float:
@@ -39,11 +34,10 @@ def report_floor(cards, one_deck_report: float, report_confidence: float) -> flo
     return one_deck_report if sure >= TABLE_READINGS else report_confidence
 
 
-def each_card_once(cards, floor: float, whole_deck_left: int = WHOLE_DECK_LEFT, n_alternatives: int = 3,
-                   unread: float = NO_CARD, trust: list[float] | None = None) -> tuple[CardDetection, ...]:
+def each_card_once(cards, floor: float, n_alternatives: int = 3, unread: float = NO_CARD,
+                   trust: list[float] | None = None) -> tuple[CardDetection, ...]:
     """The readings with each card at most once (their runners-up where a surer reading took
-    their card), those of at least `floor`, surest first; with the whole deck in the picture
-    (all but `whole_deck_left` cards of 52 reported), also the weaker ones that name the cards left.
+    their card), those of at least `floor`, surest first.
 
     >>> rec = lambda card, p, x, alt=(): CardDetection.from_record({"card": card, "confidence": p,
     ...     "box": [x, 0, x + 60, 90], "corners": [[x, 0, x + 16, 30]], "alternatives": alt})
@@ -91,9 +85,6 @@ def each_card_once(cards, floor: float, whole_deck_left: int = WHOLE_DECK_LEFT, 
             c = replace(c, card=card, confidence=weights[i][card], alternatives=tuple(rest[:n_alternatives]))
         settled.append(c)
     out = [c for c in settled if c.confidence >= floor]
-    unread = set(deck(52)) - {c.card for c in out}
-    if len(unread) <= whole_deck_left:
-        out += [c for c in settled if c.confidence < floor and c.card in unread]
     named = {c.card for c in out}
     # A runner-up another reading names is no alternative: the deck has settled that card there.
     out = [replace(c, alternatives=tuple((k, p) for k, p in c.alternatives if k not in named)) for c in out]

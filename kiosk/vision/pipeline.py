@@ -5,7 +5,7 @@ Each stage is a small function `(look, items, setting) -> items` named in a list
 `ReaderSettings.stages` that tunes it (kiosk/vision/settings.py); it runs where that field is not None, so a stage
 is added or removed by one line here and its sub-model there. A frame's stages up to `MERGE` take the corner
 indices read at the boxes found (kiosk.vision.merge.Corner), the others the card readings. How an index is found
-and read (picture scales, four turns, recheck zooms, the suit look) are options of the finder and the classifier
+and read (picture scales, four turns) are options of the finder and the classifier
 (kiosk/vision/reader.py), not list entries.
 """
 
@@ -13,21 +13,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Any, Callable
 
 import numpy as np
 
 from kiosk.vision.detections import Detections
 from kiosk.vision.geometry import centre_inside_any
-from kiosk.vision.merge import drop_nested, drop_twins, merge_corners
+from kiosk.vision.merge import drop_nested, merge_corners
 from kiosk.vision.one_deck import each_card_once, report_floor
-from kiosk.vision.partners import disagreeing_partners
-from kiosk.vision.scale import drop_small
 from kiosk.vision.still import AS_FOUND
 from kiosk.vision.turned import detection_back, join_turned, turn_picture, worth_turning
-from kiosk.vision.veto import vetoed
-from kiosk.vision.whole_deck import cards_left, misjoined, read_left, unclaimed_finds, without_index
 
 
 @dataclass
@@ -36,7 +31,6 @@ class Look:
     reader: Any  # kiosk.vision.reader.CardReader
     image: np.ndarray
     rois: list | None = None
-    recheck: bool = False
     cut: tuple = AS_FOUND
     found: list = field(default_factory=list)  # the index boxes (and detector scores) the first search found
     look_closer: bool = False  # a single picture's first read: the closer look adds cards at once
@@ -66,12 +60,6 @@ def nested(look: Look, corners: list, s) -> list:
     return drop_nested(corners, s.share)
 
 
-def gaps(look: Look, corners: list, s) -> list:
-    extra = look.reader.read_gaps(look.image, corners, look.rois, look.recheck)
-    look.meta["gap_reads"] = len(extra)
-    return corners + extra
-
-
 def merge(look: Look, corners: list, _) -> list:
     """The indices of one card joined into one reading; readings under the least confidence are noise."""
     least = look.settings.confidence.least
@@ -95,22 +83,11 @@ def closer_look(look: Look, cards: list, s) -> list:
     return list(joined)
 
 
-def small_index(look: Look, cards: list, s) -> list:
-    return drop_small(cards, s.share, look.size if s.edge else None)
-
-
-def twins(look: Look, cards: list, s) -> list:
-    return drop_twins(cards, s.reach)
-
-
 MERGE = Stage(None, merge)
 FRAME_STAGES: tuple[Stage, ...] = (
     Stage("nested", nested),
-    Stage("gaps", gaps),
     MERGE,
     Stage("closer_look", closer_look),
-    Stage("small_index", small_index),
-    Stage("twins", twins),
 )
 
 
@@ -127,8 +104,8 @@ def cards_at(look: Look, found: list) -> list:
     """The card readings at the index boxes `found`: each index read (kiosk.vision.reader), then the frame's stages
     up to `MERGE`."""
     reader = look.reader
-    probs = reader.classify(look.image, [b for b, _ in found], look.recheck, look.cut)
-    corners = reader.look_again(look.image, reader.corners_from(found, probs), look.cut)
+    probs = reader.classify(look.image, [b for b, _ in found], look.cut)
+    corners = reader.corners_from(found, probs)
     return run_stages(FRAME_STAGES[: FRAME_STAGES.index(MERGE) + 1], look, corners)
 
 
@@ -154,13 +131,11 @@ def turned_look(look: PictureLook, cards: tuple, s) -> tuple:
         return cards
     one_deck = look.settings.stages.one_deck is not None
     picture, back = turn_picture(look.image, s.degrees)
-    again = reader.read(picture, source=look.source, recheck=True, scales=reader.picture_scales)
+    again = reader.read(picture, source=look.source, scales=reader.picture_scales)
     line = max(reader.report_line, s.report)
     found = tuple(detection_back(c, back, w, h) for c in again.cards
                   if (one_deck and not s.sure_only) or c.confidence >= line)
     cards = join_turned(cards, found, floor=reader.report_line)
-    if look.settings.stages.twins:
-        cards = tuple(drop_twins(list(cards), look.settings.stages.twins.reach))
     look.meta |= {"turned_reads": len(found),
                   "ms_turned": round(again.meta["ms_detect"] + again.meta["ms_classify"], 1)}
     return cards
@@ -185,70 +160,14 @@ def context_check(look: PictureLook, cards: tuple, s) -> tuple:
 
 def one_deck(look: PictureLook, cards: tuple, s) -> tuple:
     """Each card at most once, the assignment the readings favour most (kiosk.vision.one_deck)."""
-    whole = look.settings.stages.whole_deck
-    return each_card_once(cards, report_floor(cards, look.floor, look.reader.report_line), whole.left if whole else 0,
-                          unread=s.unread, trust=look.trust)
-
-
-def whole_deck(look: PictureLook, cards: tuple, s) -> tuple:
-    """With one deck settled: where the readings name all the 52 cards but a few, the indices the first search
-    found that none of them claims (and with `misjoined`, those a neighbour's reading took) read among the cards
-    left (kiosk.vision.whole_deck)."""
-    u, reader, image = s.unclaimed, look.reader, look.image
-    left = cards_left(cards)
-    if u is None or look.settings.stages.one_deck is None or not left or len(left) > u.left:
-        return cards
-    free = unclaimed_finds(cards, look.found)
-    mass = reader.card_mass(reader.classify(image, free, recheck=True))
-    given_back, corner_mass = [], []
-    if u.misjoined:
-        corner_mass = _corner_mass(reader, image, cards)
-        given_back = misjoined(cards, corner_mass, left, sure=reader.one_deck_line)
-        free += [tuple(cards[i].corners[k]) for i, k in given_back]
-        mass = np.concatenate([mass, [corner_mass[i][k] for i, k in given_back]]) if given_back else mass
-    if not free:
-        return cards
-    check = look.settings.stages.context_check
-    p_not = reader.networks["context_check"].not_card(image, free) if check else np.zeros(len(free))
-    more = read_left(left, free, mass, p_not, u.least, u.context_below)
-    taken = {d.box for d in more}
-    cards = list(cards)
-    for i, k in given_back:
-        if tuple(float(v) for v in cards[i].corners[k]) in taken:
-            cards[i] = without_index(cards[i], k, corner_mass[i])
-    return tuple(sorted(cards + list(more), key=lambda d: -d.confidence))
-
-
-def _corner_mass(reader, image: np.ndarray, cards) -> list:
-    """Per reading of two or more indices, the card mass (k, 53) of each index read alone; else None."""
-    boxes = [b for c in cards if len(c.corners) >= 2 for b in c.corners]
-    mass = iter(reader.card_mass(reader.classify(image, boxes, recheck=True)))
-    return [np.stack([next(mass) for _ in c.corners]) if len(c.corners) >= 2 else None for c in cards]
-
-
-def veto(look: PictureLook, cards: tuple, s) -> tuple:
-    """Readings the background veto calls background at every corner dropped (kiosk.vision.veto)."""
-    return vetoed(cards, partial(veto_background, look.reader, look.image), s.bg, frozenset(s.spare))[0]
-
-
-def veto_background(reader, image: np.ndarray, boxes: list) -> np.ndarray:
-    """The veto's background share (1 - its card mass) at each index box."""
-    probs = reader.classify(image, boxes, recheck=True, runner=reader.networks["veto"])
-    return 1.0 - reader.card_mass(probs).sum(axis=1)
-
-
-def partners(look: PictureLook, cards: tuple, s) -> tuple:
-    """Of two readings at the two corners of one card, the less sure dropped (kiosk.vision.partners)."""
-    return disagreeing_partners(cards, partial(look.reader.orientations_at, look.image), s.reach, s.sure)[0]
+    return each_card_once(cards, report_floor(cards, look.floor, look.reader.report_line), unread=s.unread,
+                          trust=look.trust)
 
 
 PICTURE_STAGES: tuple[Stage, ...] = (
     Stage("turned_look", turned_look, "turned"),
     Stage("context_check", context_check, "context"),
     Stage("one_deck", one_deck, "one_deck"),
-    Stage("whole_deck", whole_deck, "unclaimed"),
-    Stage("veto", veto, "veto"),
-    Stage("partners", partners, "partners"),
 )
 
 

@@ -53,7 +53,6 @@ def calibration_data(reader, decks: list[str], frames: int, seed: int) -> tuple[
     frame each, and for the classifier, batches of 64 cuts."""
     from kiosk.synth.scenes import render_random
     from kiosk.vision.geometry import square_crop
-    from kiosk.vision.gaps import gap_boxes
 
     det_inputs, cuts = [], []
     in_h, in_w = reader.finder.input_hw
@@ -64,8 +63,6 @@ def calibration_data(reader, decks: list[str], frames: int, seed: int) -> tuple[
         det_inputs.append(to_tensor(canvas[None]))
         found = reader.find_indices(image, (0, 0, image.shape[1], image.shape[0]))
         boxes = [box for box, _ in found]
-        corners = reader.corners_from(found, reader.classify(image, boxes))
-        boxes += [box for box, _ in gap_boxes(corners)]
         for box in boxes[:48]:
             cut = square_crop(image, box, reader.cls_size)
             cuts.append(np.rot90(cut, i % 4, axes=(0, 1)))

@@ -26,18 +26,15 @@ from kiosk.vision import pipeline
 from kiosk.vision.backends import BACKENDS, INT8, open_runner
 from kiosk.vision.detections import Detections
 from kiosk.vision.finder import IndexFinder
-from kiosk.vision.gaps import PROBE_SCORE, gap_boxes
-from kiosk.vision.geometry import centre_inside_any, square_crop
+from kiosk.vision.geometry import square_crop
 from kiosk.vision.merge import Corner
 from kiosk.vision.model_folder import Networks, available_backends, model_version, network_openers
 from kiosk.vision.negative import negative, on_dark_face
 from kiosk.vision.settings import READER_JSON, ReaderSettings, read_settings
 from kiosk.vision.still import AS_FOUND, StillIndices
-from kiosk.vision.suit_look import black_mass, share_black_suits
 from kiosk.vision.turned import join_turned
 
 CLS_BATCH = 64
-SUIT_LOOK_FROM = 0.05  # an index's clubs + spades share from which the suit look reads it
 
 
 class CardReader:
@@ -95,34 +92,21 @@ class CardReader:
         return self.finder.find_indices(image, region, scales)
 
     # -- reading an index ---------------------------------------------------------------------------------
-    def classify(self, image: np.ndarray, boxes: list[tuple], recheck: bool = False, cut=AS_FOUND,
-                 runner=None) -> np.ndarray:
-        """Class probabilities (n, classes) for square cuts around `boxes` (`cut`: shift and zoom); `runner`:
-        another network of the classifier's classes (the veto), else the classifier. With `recheck` (a single
-        picture), the cuts the classifier is unsure of are read again at the recheck zooms and averaged."""
+    def classify(self, image: np.ndarray, boxes: list[tuple], cut=AS_FOUND) -> np.ndarray:
+        """Class probabilities (n, classes) for square cuts around `boxes` (`cut`: shift and zoom)."""
         if not boxes:
             return np.zeros((0, len(self._card_of)), dtype=np.float32)
         shift, zoom = cut
-        probs = self.classify_crops(np.stack([self._cut(image, b, shift, zoom) for b in boxes]), runner)
-        again = self.settings.stages.recheck_zooms
-        if not (recheck and again and again.zooms):
-            return probs
-        doubt = np.flatnonzero(self.card_mass(probs).max(axis=1) < again.below)
-        if doubt.size:
-            total = probs[doubt].copy()
-            for z in again.zooms:
-                total += self.classify_crops(np.stack([self._cut(image, boxes[i], zoom=z) for i in doubt]), runner)
-            probs[doubt] = total / (1 + len(again.zooms))
-        return probs
+        return self.classify_crops(np.stack([self._cut(image, b, shift, zoom) for b in boxes]))
 
     def _cut(self, image: np.ndarray, box, shift=(0.0, 0.0), zoom: float = 1.0) -> np.ndarray:
         return square_crop(image, box, self.cls_size, shift=shift, zoom=zoom,
                            shrink_area=self.settings.classifier.shrink_area)
 
-    def classify_crops(self, crops: np.ndarray, runner=None) -> np.ndarray:
+    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities (n, classes) of BGR cuts (n, size, size, 3), read at four quarter turns and averaged
         where `four_turns` is on (the classes are card x orientation: a turned cut is the same card turned)."""
-        run = runner or self._cls
+        run = self._cls
         turns = 4 if self.settings.stages.four_turns else 1
         probs = np.zeros((len(crops), len(self._card_of)), dtype=np.float32)
         for t in range(turns):
@@ -149,10 +133,6 @@ class CardReader:
             out.append((k, float(orient_probs[k] / max(orient_probs.sum(), 1e-9))))
         return out
 
-    def orientations_at(self, image: np.ndarray, boxes: list) -> list[tuple[int, float]]:
-        """The orientation of the index at each box, and how sure (a cut read as a doubtful one is)."""
-        return self.orientations(self.classify(image, boxes, recheck=True)) if boxes else []
-
     def corners_from(self, boxes_scores, probs: np.ndarray) -> list[Corner]:
         corners = []
         for (box, score), card_probs, (k, sure) in zip(boxes_scores, self.card_mass(probs), self.orientations(probs)):
@@ -161,45 +141,12 @@ class CardReader:
             corners.append(Corner(box, score, card_probs, k, sure))
         return corners
 
-    def look_again(self, image: np.ndarray, corners: list[Corner], cut=AS_FOUND) -> list[Corner]:
-        """`corners` with the suit look's second opinion where it is on: each read in part as clubs or spades cut
-        upright and read by a network that tells the two apart, which weighs the two suits again
-        (kiosk.vision.suit_look)."""
-        look = self.settings.stages.suit_look
-        if not corners or look is None:
-            return corners
-        probs = np.stack([c.card_probs for c in corners])
-        black = np.flatnonzero(black_mass(probs) >= SUIT_LOOK_FROM)
-        if not black.size:
-            return corners
-        shift, zoom = cut
-        upright = np.stack([np.rot90(self._cut(image, corners[i].box, shift, zoom), corners[i].orient) for i in black])
-        clubs = self._run(self.networks["suit_look"], upright)[:, list(look.names).index("c")]
-        probs[black] = share_black_suits(probs[black], clubs, look.weight, look.sharpen)
-        looked = set(black.tolist())
-        return [replace(c, card_probs=probs[i]) if i in looked else c for i, c in enumerate(corners)]
-
-    @staticmethod
-    def _run(network, cuts: np.ndarray) -> np.ndarray:
-        return np.concatenate([network(cuts[i : i + CLS_BATCH]) for i in range(0, len(cuts), CLS_BATCH)])
-
-    def read_gaps(self, image: np.ndarray, corners: list[Corner], rois=None, recheck: bool = False) -> list[Corner]:
-        """Corners read in the gaps of fanned rows (only where the classifier sees a card of the row's orientation)."""
-        places = [(box, k) for box, k in gap_boxes(corners) if rois is None or centre_inside_any(box, rois)]
-        if not places:
-            return []
-        probs = self.classify(image, [box for box, _ in places], recheck)
-        found = self.look_again(image, self.corners_from([(box, PROBE_SCORE) for box, _ in places], probs))
-        want = {tuple(box): k for box, k in places}
-        return [c for c in found if c.orient == want[tuple(c.box)]]
-
     def closer_finds(self, image: np.ndarray, first: list, rois) -> list:
         """The index boxes a closer look at the regions of the `first` finds finds (kiosk.vision.closer)."""
         return pipeline.inside(self.finder.find_closer(image, first, self.settings.stages.closer_look.zoom), rois)
 
     def read_picture(self, image_bgr: np.ndarray, source: str = "", stages: list | None = None) -> Detections:
-        """One picture on its own: read as a frame is, its doubtful cuts read again and the closer look's cards
-        added, then the readings sure enough to report (`confidence.report`, or with `one_deck` every reading
+        """One picture on its own: read as a frame is, the closer look's cards added, then the readings sure enough to report (`confidence.report`, or with `one_deck` every reading
         until the deck is settled) through the picture's stages (kiosk.vision.pipeline.PICTURE_STAGES).
         `stages`, when given, collects (stage, readings) after each of them (scripts/reader_stage_losses.py).
         With `negative_look`, the picture's negative is read the same way and its sure readings on dark faces
@@ -218,8 +165,7 @@ class CardReader:
 
     def _read_one_picture(self, image: np.ndarray, source: str, stages: list | None) -> Detections:
         log = stages.append if stages is not None else (lambda _: None)
-        dets, found = self._read_found(image, source=source, recheck=True, look_closer=True,
-                                       scales=self.picture_scales)
+        dets, found = self._read_found(image, source=source, look_closer=True, scales=self.picture_scales)
         log(("read", dets.cards))
         one_deck = self.settings.stages.one_deck is not None
         floor = self.one_deck_line if one_deck else self.report_line
@@ -236,7 +182,6 @@ class CardReader:
         frame_index: int = 0,
         timestamp: float = 0.0,
         source: str = "",
-        recheck: bool = False,
         still: StillIndices | None = None,
         look_closer: bool = False,
         scales: tuple[float, ...] = (1.0,),
@@ -246,10 +191,9 @@ class CardReader:
         `look_closer`: the found indices are searched again closer (kiosk.vision.closer): with
         `still`, as the last search of a still table; otherwise at once, and the cards read there
         that the first look did not read are added (a single picture)."""
-        return self._read_found(image_bgr, rois, frame_index, timestamp, source, recheck, still, look_closer,
-                                scales)[0]
+        return self._read_found(image_bgr, rois, frame_index, timestamp, source, still, look_closer, scales)[0]
 
-    def _read_found(self, image_bgr, rois=None, frame_index=0, timestamp=0.0, source="", recheck=False, still=None,
+    def _read_found(self, image_bgr, rois=None, frame_index=0, timestamp=0.0, source="", still=None,
                     look_closer=False, scales=(1.0,)) -> tuple[Detections, list]:
         """`read`, and the index boxes the first search found (with their detector scores)."""
         image = _as_bgr(image_bgr, source)
@@ -271,8 +215,7 @@ class CardReader:
             found, found_in = still.indices(image, (region, tuple(clean_rois or ())), frame_index, timestamp, find, closer)
             cut = still.cut
         t1 = time.perf_counter()
-        look = pipeline.Look(self, image, clean_rois, recheck, cut, found, look_closer=closer_on and still is None,
-                             meta={"gap_reads": 0})
+        look = pipeline.Look(self, image, clean_rois, cut, found, look_closer=closer_on and still is None)
         cards = pipeline.frame_cards(look, found)
         ms_closer = look.meta.pop("ms_closer", 0.0)
         t2 = time.perf_counter()
@@ -281,7 +224,6 @@ class CardReader:
             "model": self.model_version,
             "indices": len(found),
             "indices_from": found_in,
-            "gap_reads": look.meta["gap_reads"],
             "ms_detect": round((t1 - t0) * 1000, 1),
             "ms_classify": round((t2 - t1) * 1000 - ms_closer, 1),
         }
@@ -329,7 +271,7 @@ def load_reader(model_dir: str | Path = "models", backend: str = "auto", many_de
                 settings: dict | None = None) -> CardReader:
     """Open the committed reader; `backend="auto"` takes the fastest committed export.
     `many_decks`: single pictures may show a card twice (the one-deck stage off, kiosk.vision.one_deck).
-    `settings`: changes to reader.json's settings, in its shape (a stage turned off: {"stages": {"veto": None}})."""
+    `settings`: changes to reader.json's settings, in its shape (a stage turned off: {"stages": {"turned_look": None}})."""
     model_dir = Path(model_dir)
     meta = read_settings(model_dir)
     if settings:

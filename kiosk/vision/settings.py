@@ -7,7 +7,7 @@ What changes no reading (the default backend, the designs held out of training, 
 apart: `default_backend`, `eval_decks`, `notes`.
 
     settings = read_settings(Path("models"))
-    settings.stages.twins.reach  # 1.0
+    settings.stages.nested.share  # 0.5
 """
 
 from __future__ import annotations
@@ -67,16 +67,6 @@ class FourTurns(Part):
     """Each cut read at four quarter turns and the answers averaged (the classes are card x orientation)."""
 
 
-class RecheckZooms(Part):
-    """A single picture's cuts whose top card is under `below` are read again at these zooms and averaged."""
-    zooms: tuple[float, ...]
-    below: float
-
-
-class Gaps(Part):
-    """Look again in the gaps of fanned rows where the row's step says an index is (kiosk.vision.gaps)."""
-
-
 class CloserLook(Part):
     """The cards' regions read again at `zoom` (kiosk.vision.closer); a single picture adds a card only this look
     read from `report`; a still table's last search (kiosk.vision.still)."""
@@ -89,21 +79,9 @@ class Nested(Part):
     share: float
 
 
-class SmallIndex(Part):
-    """A card whose index is under `share` of the frame's typical index is not read (kiosk.vision.scale);
-    `edge`: an index the frame's border may have cut is not judged small."""
-    share: float
-    edge: bool
-
-
 class FaintPartners(Part):
     """A find too faint to read alone leaves a card whose other indices are at least `sure` without it."""
     sure: float
-
-
-class Twins(Part):
-    """Of two readings of one card within `reach` index lengths, only the surer is kept (merge.drop_twins)."""
-    reach: float
 
 
 class TurnedLook(Part):
@@ -133,66 +111,17 @@ class OneDeck(Part):
     trust_context: bool
 
 
-class Unclaimed(Part):
-    """Where the readings name all the 52 cards but `left`, finds no reading claims are read among the cards left
-    from `least` (`context_below`: the context check's P(not) under which; `misjoined`: also indices a neighbour's
-    reading took) (kiosk.vision.whole_deck)."""
-    left: int
-    least: float
-    context_below: float
-    misjoined: bool
-
-
-class WholeDeck(Part):
-    """With one deck: where the settled readings name all but `left` cards, the weaker readings that name the
-    cards left are reported too (one_deck.each_card_once); `unclaimed`: and unclaimed finds read."""
-    left: int
-    unclaimed: Unclaimed | None = None
-
-
-class Veto(Part):
-    """A single picture drops a reading whose every corner this classifier, taught backs and print as
-    background, calls background with at least `bg`; never the cards in `spare` (kiosk.vision.veto)."""
-    files: dict[str, str]
-    bg: float
-    spare: tuple[str, ...] = ()
-
-
-class Partners(Part):
-    """Two single-index readings at the two corners of one card within `reach`: the less sure dropped where the
-    other is at least `sure` (kiosk.vision.partners)."""
-    reach: float
-    sure: float
-
-
-class SuitLook(Part):
-    """An index read in part as clubs or spades looked at again, upright, by a network that tells the two apart
-    (kiosk.vision.suit_look), weighed by `weight` (`sharpen`: its answer sharpened first)."""
-    files: dict[str, str]
-    names: tuple[str, ...]
-    weight: float
-    sharpen: bool
-
-
 class Stages(Part):
     """Every reading stage, in the order the pipeline runs them (kiosk/vision/pipeline.py); None: off."""
     picture_scales: PictureScales | None = None
     negative_look: NegativeLook | None = None
     four_turns: FourTurns | None = None
-    recheck_zooms: RecheckZooms | None = None
-    gaps: Gaps | None = None
     closer_look: CloserLook | None = None
     nested: Nested | None = None
-    small_index: SmallIndex | None = None
     faint_partners: FaintPartners | None = None
-    twins: Twins | None = None
     turned_look: TurnedLook | None = None
     context_check: ContextCheck | None = None
     one_deck: OneDeck | None = None
-    whole_deck: WholeDeck | None = None
-    veto: Veto | None = None
-    partners: Partners | None = None
-    suit_look: SuitLook | None = None
 
 
 # What changes no reading, so no model version: which backend `auto` opens, the designs held out of training,
