@@ -20,14 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 Money = int | float
 CENT = Decimal("0.01")
 
 
-@dataclass(frozen=True, slots=True)
-class Transfer:
+class Transfer(NamedTuple):  # a NamedTuple: immutable, and cheap to build several times a showdown
     payer: int
     payee: int
     amount: Money
@@ -71,36 +70,29 @@ def settle(
     """
     pair_stakes = pair_stakes or {}
     capped = stacks is not None and all(stacks.get(s) is not None for s in order)
-    money_in = [stake, *pair_stakes.values()] + ([stacks[s] for s in order] if capped else [])
+    money_in = [stake, *pair_stakes.values()] + ([stacks[s] for s in order] if capped else [])  # type: ignore[index]
     whole = all(isinstance(v, int) for v in money_in)
-
-    def exact(value: Money | Decimal) -> int | Decimal:
-        if whole:
-            return int(value)
-        return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
-
-    def debt(points: int, a: int, b: int) -> int | Decimal:
-        pair_stake = pair_stakes.get(frozenset((a, b)), stake)
-        if whole:
-            return abs(points) * int(pair_stake)
-        return exact(abs(points) * Decimal(str(pair_stake)))  # rounded once, to the cent
+    exact = int if whole else _to_cent
 
     start = {s: exact(stacks[s]) for s in order} if capped else {}  # type: ignore[index]
-    net = {s: exact(0) for s in order}  # received - paid so far
+    net = dict.fromkeys(order, exact(0))  # received - paid so far
     transfers: list[Transfer] = []
     shortfalls: list[Transfer] = []
     notes: list[str] = []
     for a, b in pair_order(order):
-        points = _points(pair_points, a, b)
+        points = pair_points[(a, b)] if (a, b) in pair_points else -pair_points.get((b, a), 0)
         if points == 0:
             continue
         winner, loser = (a, b) if points > 0 else (b, a)
-        owed = debt(points, a, b)
+        pair_stake = pair_stakes.get(frozenset((a, b)), stake) if pair_stakes else stake
+        if whole:
+            owed = abs(points) * int(pair_stake)
+        else:
+            owed = _to_cent(abs(points) * Decimal(str(pair_stake)))  # rounded once, to the cent
         if not owed:
-            stake_ab = pair_stakes.get(frozenset((a, b)), stake)
             notes.append(
                 f"§8: seats {a} and {b}: {abs(points)} point{'s' if abs(points) > 1 else ''} "
-                f"x stake {stake_ab} rounds to nothing at the cent: no transfer"
+                f"x stake {pair_stake} rounds to nothing at the cent: no transfer"
             )
             continue
         paid = owed
@@ -117,10 +109,8 @@ def settle(
     return Settlement(tuple(transfers), tuple(shortfalls), capped, tuple(notes))
 
 
-def _points(pair_points: Mapping[tuple[int, int], int], a: int, b: int) -> int:
-    if (a, b) in pair_points:
-        return pair_points[(a, b)]
-    return -pair_points.get((b, a), 0)
+def _to_cent(value: Money | Decimal) -> Decimal:
+    return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 def _out(value: int | Decimal) -> Money:
