@@ -108,21 +108,23 @@ def score_showdown(showdown: Showdown, profile: ScoringProfile | None = None) ->
     profile = profile or showdown.profile
     notes: list[str] = []
     seats = {s.seat: _classify(s, profile, notes) for s in showdown.seats}
-    order = payment_order((s.seat for s in showdown.active), showdown.button)
+    order = payment_order(tuple([s.seat for s in showdown.active]), showdown.button)
+    pair_seats = pair_order(order)
     outcomes: dict[tuple[int, int], tuple[int, int, int]] = {}
-    for a, b in pair_order(order):
+    for a, b in pair_seats:
         if seats[a].status == seats[b].status == "set":
             outcomes[(a, b)] = ab = _row_outcomes(seats[a], seats[b])
             outcomes[(b, a)] = (-ab[0], -ab[1], -ab[2])
     supers = {n for n in order if _earns_super_bonus(n, order, seats, outcomes, profile)}
 
-    pairs = tuple(
-        _score_pair(seats[a], seats[b], outcomes.get((a, b)), supers, profile)
-        for a, b in pair_order(order)
-    )
-    results = tuple(
-        _seat_result(seats[s.seat], pairs, supers, profile, len(order)) for s in showdown.seats
-    )
+    pairs = tuple([
+        _score_pair(seats[a], seats[b], outcomes.get((a, b)), supers, profile) for a, b in pair_seats
+    ])  # fmt: skip
+    by_seat = _pairs_by_seat(pairs)
+    results = tuple([
+        _seat_result(seats[s.seat], by_seat.get(s.seat, ()), supers, profile, len(order))
+        for s in showdown.seats
+    ])  # fmt: skip
     return ShowdownResult(profile.name, showdown.button, order, results, pairs, tuple(notes))
 
 
@@ -168,16 +170,17 @@ def _classify(seat: SeatInput, profile: ScoringProfile, notes: list[str]) -> _Se
 
 
 def _rows(rows, profile: ScoringProfile) -> tuple[Row, ...]:
-    out = []
-    for name, cards in zip(ROWS, rows):
-        if len(cards) == ROW_SIZES[name]:
-            rank, text, order = ranked_hand(cards)
-            out.append(Row(name, cards, rank, profile.royalty(name, rank.category), text, order))
-        else:
-            n = len(cards)
-            text = f"{n} card{'' if n == 1 else 's'} (needs {ROW_SIZES[name]})"
-            out.append(Row(name, cards, None, 0, text))
-    return tuple(out)
+    front, middle, back = rows
+    return _row("front", front, profile), _row("middle", middle, profile), _row("back", back, profile)
+
+
+def _row(name: str, cards: tuple[Card, ...], profile: ScoringProfile) -> Row:
+    size = ROW_SIZES[name]
+    if len(cards) != size:
+        n = len(cards)
+        return Row(name, cards, None, 0, f"{n} card{'' if n == 1 else 's'} (needs {size})")
+    rank, text, order = ranked_hand(cards)
+    return Row(name, cards, rank, profile.row_royalties(name)[rank.category], text, order)
 
 
 def _stands(rows: tuple[Row, ...]) -> bool:
@@ -319,11 +322,29 @@ def _natural_winner(a: NaturalMatch, b: NaturalMatch, profile: ScoringProfile) -
 # --- seat summaries ------------------------------------------------------------------------
 
 
-def _seat_result(seat: _Seat, pairs, supers, profile: ScoringProfile, players: int) -> SeatResult:
+class _SeatPair(NamedTuple):
+    """One pair as one of its seats sees it."""
+
+    points: int  # what this seat wins (negative: pays)
+    opponent: int
+    royalties: int  # royalty points this seat collected
+    rule: str
+
+
+def _pairs_by_seat(pairs: tuple[PairResult, ...]) -> dict[int, list[_SeatPair]]:
+    """Each seat's pairs, in payment order, from its own side."""
+    by_seat: dict[int, list[_SeatPair]] = {}
+    for p in pairs:
+        a, b = p.seats
+        by_seat.setdefault(a, []).append(_SeatPair(p.points, b, p.royalties[0], p.rule))
+        by_seat.setdefault(b, []).append(_SeatPair(-p.points, a, p.royalties[1], p.rule))
+    return by_seat
+
+
+def _seat_result(seat: _Seat, mine, supers, profile: ScoringProfile, players: int) -> SeatResult:
     n = seat.seat
-    mine = [(p, p.points if p.seats[0] == n else -p.points) for p in pairs if n in p.seats]
-    points = sum(pts for _, pts in mine)
-    royalties = sum(p.royalties[0 if p.seats[0] == n else 1] for p, _ in mine)
+    points = sum([p.points for p in mine])
+    royalties = sum([p.royalties for p in mine])
     if seat.status == "dead":
         text = f"seat {n} is dead: no player; its cards count only for the deck check (§5)"
     elif seat.status == "natural":
@@ -339,18 +360,19 @@ def _seat_result(seat: _Seat, pairs, supers, profile: ScoringProfile, players: i
         )
         if supers:
             text += f" ({profile.super_bonus} to a seat with the super bonus, D-7)"
-        if any(p.rule == "D-9" for p, _ in mine):
+        if any(p.rule == "D-9" for p in mine):
             text += "; every natural collects from it (D-9)"
     else:
-        text = f"seat {n} set: " + ", ".join(f"{r.name} {r.describe()}" for r in seat.rows)
+        front, middle, back = seat.rows
+        text = f"seat {n} set: {front.name} {front.text}, {middle.name} {middle.text}, {back.name} {back.text}"
         if n in supers:
             text += (
                 f"; D-7: scoops all {players - 1} opponents, collects {profile.super_bonus} "
                 f"instead of {profile.scoop} from each"
             )
     if seat.status != "dead":
-        per = ", ".join(f"{_signed(pts)} v seat {p.seats[1] if p.seats[0] == n else p.seats[0]}" for p, pts in mine)
-        text += f"; {per}; net {_signed(points)}"
+        per = ", ".join([f"{p.points:+d} v seat {p.opponent}" for p in mine])
+        text += f"; {per}; net {points:+d}"
     return SeatResult(
         n, seat.status, points, text, seat.natural, seat.foul, seat.foul_rule, seat.foul_reason,
         seat.rows, royalties, n in supers, seat.declared,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 Money = int | float
@@ -52,6 +53,11 @@ def payment_order(active_seats: Iterable[int], button: int) -> tuple[int, ...]:
 
 def pair_order(order: Sequence[int]) -> tuple[tuple[int, int], ...]:
     """Every pair (order[i], order[j]) with i < j, in lexicographic order (D-10)."""
+    return _pair_order(tuple(order))
+
+
+@lru_cache(maxsize=1024)  # a table has few seat orders, and every showdown asks twice
+def _pair_order(order: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     return tuple((order[i], order[j]) for i in range(len(order)) for j in range(i + 1, len(order)))
 
 
