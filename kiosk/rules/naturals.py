@@ -295,20 +295,21 @@ _FLUSH_SUIT_CODES = frozenset(
     for counts in permutations(shape + [0] * (4 - len(shape)))
 )
 _ODD_BITS = sum(_RANK_CODE)  # the low bit of every rank's count in a `_code`
-_RANK_OF, _SUIT_OF, _CARD_KEY = attrgetter("rank"), attrgetter("suit"), attrgetter("rank", "suit")
+_RANK_OF, _CARD_KEY = attrgetter("rank"), attrgetter("rank", "suit")
 
 
 def could_hold_natural(cards: Sequence[Card]) -> bool:
     """False when none of the four naturals can hold in 13 distinct cards (most set hands), from
     the rank and suit counts alone: built-in loops only. The cards must be checked already
     (13 distinct, no joker, as a parsed showdown's are); True sends them on to `find_naturals`."""
-    code = sum(map(_RANK_CODE.__getitem__, map(_RANK_OF, cards)))
-    odd_ranks = (code & _ODD_BITS).bit_count()  # ranks held an odd number of times
+    rank_code = suit_code = 0
+    for card in cards:
+        rank_code += _RANK_CODE[card.rank]
+        suit_code += _SUIT_CODE[card.suit]
+    odd_ranks = (rank_code & _ODD_BITS).bit_count()  # ranks held an odd number of times
     if odd_ranks == 13 or odd_ranks == 1:  # a dragon; six pairs (13 cards: at most one odd rank)
         return True
-    if code in _SPLITS_BY_CODE:  # three straights' rank counts
-        return True
-    return sum(map(_SUIT_CODE.__getitem__, map(_SUIT_OF, cards))) in _FLUSH_SUIT_CODES
+    return rank_code in _SPLITS_BY_CODE or suit_code in _FLUSH_SUIT_CODES  # three straights, flushes
 
 
 def _may_hold_natural(cards: Sequence[Card]) -> bool:
