@@ -20,6 +20,7 @@ kiosk.rules.showdown.ShowdownError: seat 1 front: 'Xx' is not a card (write rank
 from __future__ import annotations
 
 import reprlib
+from operator import attrgetter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple
 
@@ -44,6 +45,7 @@ MAX_SEAT = 99
 _TOP_FIELDS = ("id", "profile", "button", "stake", "pair_stakes", "seats")
 _SEAT_FIELDS = ("seat", "dead", "declared_natural", "cards", *ROWS, "stack")
 _TOP_FIELD_SET, _SEAT_FIELD_SET = frozenset(_TOP_FIELDS), frozenset(_SEAT_FIELDS)
+_SEAT_NUMBER = attrgetter("seat")
 _BY_TEXT = {str(c): c for c in deck(52)}  # fast path for the usual spelling ("As", "Td")
 
 
@@ -121,13 +123,13 @@ def parse_showdown(
     raw_seats = obj.get("seats")
     if not isinstance(raw_seats, list) or not raw_seats:
         raise ShowdownError("'seats' must be a non-empty list of seat objects")
-    seats = tuple(sorted((_seat(i, raw) for i, raw in enumerate(raw_seats)), key=lambda s: s.seat))
+    seats = tuple(sorted([_seat(i, raw) for i, raw in enumerate(raw_seats)], key=_SEAT_NUMBER))
     numbers = [s.seat for s in seats]
     for a, b in zip(numbers, numbers[1:]):
         if a == b:
             raise ShowdownError(f"seat {a} appears twice in 'seats'")
     _check_cards(seats)
-    active = [s.seat for s in seats if s.active]
+    active = [s.seat for s in seats if not s.dead]
     if len(active) < 2:
         raise ShowdownError(
             f"{len(active)} active seat{'s' if len(active) != 1 else ''}: "
@@ -300,6 +302,8 @@ def _money(where: str, value: Any, stake: bool = False, zero_ok: bool = False) -
     """A stake (0.001 up to a trillion; a pair's may be 0) or a stack (0 up to a trillion): what
     settlement can represent."""
     low = MIN_STAKE if stake else 0
+    if (type(value) is int or type(value) is float) and low <= value <= MAX_MONEY:
+        return value  # the usual case, before any words are made
     allowed = ("0 or " if stake and zero_ok else "") + f"from {low:g} to {MAX_MONEY:,}"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise ShowdownError(f"{where} must be a number {allowed}, not {_show(value)}")
