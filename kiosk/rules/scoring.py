@@ -258,26 +258,25 @@ def _score_pair(a: _Seat, b: _Seat, outcomes, supers, profile: ScoringProfile) -
 
 def _set_pair(a: _Seat, b: _Seat, outcomes, supers, profile: ScoringProfile) -> PairResult:
     parts = []
-    collected = [0, 0]
+    collected = [0, 0]  # royalties collected by a, by b
     for ra, rb, outcome in zip(a.rows, b.rows, outcomes):
-        versus = f"{ra.text} v {rb.text}"
         if outcome == 0:
-            parts.append(f"{ra.name} tie ({versus}, D-5)")
+            parts.append(f"{ra.name} tie ({ra.text} v {rb.text}, D-5)")
             continue
-        winner, row = (a, ra) if outcome > 0 else (b, rb)
-        text = f"{ra.name} to seat {winner.seat} ({versus})"
-        if row.royalty:
-            collected[0 if outcome > 0 else 1] += row.royalty
-            text += f" + royalty {row.royalty} (D-6)"
-        parts.append(text)
+        side, seat, royalty = (0, a.seat, ra.royalty) if outcome > 0 else (1, b.seat, rb.royalty)
+        if royalty:
+            collected[side] += royalty
+            parts.append(f"{ra.name} to seat {seat} ({ra.text} v {rb.text}) + royalty {royalty} (D-6)")
+        else:
+            parts.append(f"{ra.name} to seat {seat} ({ra.text} v {rb.text})")
     wins, losses = outcomes.count(1), outcomes.count(-1)
     if wins == 3 or losses == 3:
-        winner = a if wins == 3 else b
-        base = _scoop_value(winner.seat, supers, profile)
-        if winner.seat in supers:
-            summary = f"seat {winner.seat} scoops: {base} (super bonus, D-7)"
+        winner = a.seat if wins == 3 else b.seat
+        base = _scoop_value(winner, supers, profile)
+        if winner in supers:
+            summary = f"seat {winner} scoops: {base} (super bonus, D-7)"
         else:
-            summary = f"seat {winner.seat} scoops: {base}"
+            summary = f"seat {winner} scoops: {base}"
         base = base if wins == 3 else -base
     else:
         diff = wins - losses
@@ -286,7 +285,7 @@ def _set_pair(a: _Seat, b: _Seat, outcomes, supers, profile: ScoringProfile) -> 
             base += profile.overall_bonus * (1 if diff > 0 else -1)
         summary = f"rows {wins}-{losses}" + (f" ({3 - wins - losses} tied)" if wins + losses < 3 else "")
     points = base + collected[0] - collected[1]
-    text = "; ".join(parts) + f"; {summary}; seat {a.seat} {_signed(points)}"
+    text = f"{parts[0]}; {parts[1]}; {parts[2]}; {summary}; seat {a.seat} {points:+d}"
     return PairResult((a.seat, b.seat), points, "§5", text, outcomes, (collected[0], collected[1]))
 
 
