@@ -115,7 +115,7 @@ def score_showdown(showdown: Showdown, profile: ScoringProfile | None = None) ->
         if seats[a].status == seats[b].status == "set":
             outcomes[(a, b)] = ab = _row_outcomes(seats[a], seats[b])
             outcomes[(b, a)] = (-ab[0], -ab[1], -ab[2])
-    supers = {n for n in order if _earns_super_bonus(n, order, seats, outcomes, profile)}
+    supers = _super_bonus_seats(order, seats, outcomes, profile)
 
     pairs = tuple([
         _score_pair(seats[a], seats[b], outcomes.get((a, b)), supers, profile) for a, b in pair_seats
@@ -217,18 +217,17 @@ def _row_outcomes(a: _Seat, b: _Seat) -> tuple[int, int, int]:
     )
 
 
-def _earns_super_bonus(n, order, seats, outcomes, profile: ScoringProfile) -> bool:
-    """D-7: scoops every opponent (a fouled one counts as scooped; a natural never does)."""
-    if profile.super_bonus is None or seats[n].status != "set":
-        return False
-    opponents = [m for m in order if m != n]
-    if len(opponents) < profile.super_bonus_min_opponents:
-        return False
-    return all(
-        seats[m].status == "fouled"
-        or (seats[m].status == "set" and outcomes[(n, m)] == (1, 1, 1))
-        for m in opponents
-    )
+def _super_bonus_seats(order, seats, outcomes, profile: ScoringProfile) -> set[int]:
+    """D-7: the seats that scoop every opponent (a fouled one counts as scooped; a natural never does)."""
+    if profile.super_bonus is None or len(order) - 1 < profile.super_bonus_min_opponents:
+        return set()
+    return {
+        n for n in order
+        if seats[n].status == "set" and all(
+            seats[m].status == "fouled" or (seats[m].status == "set" and outcomes[(n, m)] == (1, 1, 1))
+            for m in order if m != n
+        )
+    }  # fmt: skip
 
 
 def _scoop_value(n: int, supers: set[int], profile: ScoringProfile) -> int:
