@@ -106,13 +106,24 @@ def test_precheck_passes_every_rank_count_of_a_dragon_six_pairs_or_three_straigh
     assert checked > 100_000
 
 
+def _rank_natural(cards) -> bool:
+    counts: dict[int, int] = {}
+    for c in cards:
+        counts[c.rank] = counts.get(c.rank, 0) + 1
+    pairs = sum(n // 2 for n in counts.values())
+    return len(counts) == 13 or pairs >= 6 or counts in _straight_rank_counts()
+
+
 def test_precheck_passes_every_suit_count_of_three_flushes():
+    rng = random.Random(3)
     shapes = 0
     for counts in product(range(14), repeat=4):
         if sum(counts) != 13 or sorted(n for n in counts if n) not in ([3, 5, 5], [5, 8], [3, 10], [13]):
             continue
-        by_suit = [[Card(r, s) for r in range(2, 15)][:n] for s, n in zip(SUITS, counts)]
-        cards = [c for part in by_suit for c in part]
+        while True:  # ranks that hold no dragon, six pairs or straights: only the suits can pass
+            cards = [Card(r, s) for s, n in zip(SUITS, counts) for r in rng.sample(range(2, 15), n)]
+            if 13 in counts or not _rank_natural(cards):
+                break
         assert could_hold_natural(cards), counts
         shapes += 1
     assert shapes == 12 + 12 + 12 + 4
