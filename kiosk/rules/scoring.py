@@ -20,7 +20,6 @@ Decisions this module makes where RULES.md leaves room (documented in docs/rules
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from kiosk.cards import Card
@@ -34,7 +33,7 @@ from kiosk.rules.showdown import SeatInput, Showdown
 ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 
 
-# The per-row, per-seat and per-pair values are NamedTuples: immutable like the frozen dataclasses
+# The results (per row, seat, pair and showdown) are NamedTuples: immutable like the frozen dataclasses
 # elsewhere, and built several times faster (a showdown makes a few dozen of them).
 
 
@@ -74,8 +73,7 @@ class PairResult(NamedTuple):
     royalties: tuple[int, int] = (0, 0)  # royalty points collected by seats[0], by seats[1]
 
 
-@dataclass(frozen=True, slots=True)
-class ShowdownResult:
+class ShowdownResult(NamedTuple):
     profile: str
     button: int
     order: tuple[int, ...]  # D-10 payment order of the active seats

@@ -18,7 +18,6 @@ Worked example with caps (D-10), seats 1, 2, 3, button 3, stake 10, stacks 30/50
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from typing import Iterable, Mapping, NamedTuple, Sequence
@@ -33,8 +32,7 @@ class Transfer(NamedTuple):  # a NamedTuple: immutable, and cheap to build sever
     amount: Money
 
 
-@dataclass(frozen=True, slots=True)
-class Settlement:
+class Settlement(NamedTuple):
     transfers: tuple[Transfer, ...]  # in payment order
     shortfalls: tuple[Transfer, ...]  # what could not be paid, pair by pair, in the same order
     capped: bool  # all-in caps applied (every seat had a starting stack)

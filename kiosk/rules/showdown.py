@@ -276,11 +276,13 @@ def _cards_named(where: str, raw: Any) -> tuple[Card, ...]:
 
 def _check_cards(seats: tuple[SeatInput, ...]) -> None:
     """RULES §7: at most 52 cards, and no card twice anywhere on the table."""
-    on_table = [card for s in seats for card in s.cards]
     # Every card is the deck's own object (`_cards`): a card twice is one object twice.
-    if len(on_table) <= 52 and len(set(map(id, on_table))) == len(on_table):
+    total, distinct = 0, set[int]()
+    for s in seats:
+        total += len(s.cards)
+        distinct.update(map(id, s.cards))
+    if total <= 52 and len(distinct) == total:
         return
-    total = len(on_table)
     seen: dict[tuple[int, str], str] = {}  # keyed by (rank, suit): hashed in C, unlike Card
     for s in seats:
         places = (
