@@ -318,13 +318,8 @@ def _natural_winner(a: NaturalMatch, b: NaturalMatch, profile: ScoringProfile) -
 # --- seat summaries ------------------------------------------------------------------------
 
 
-class _SeatPair(NamedTuple):
-    """One pair as one of its seats sees it."""
-
-    points: int  # what this seat wins (negative: pays)
-    opponent: int
-    royalties: int  # royalty points this seat collected
-    rule: str
+# One pair as one of its seats sees it: (points it wins, the opponent, royalties it collected, rule).
+_SeatPair = tuple[int, int, int, str]
 
 
 def _pairs_by_seat(pairs: tuple[PairResult, ...]) -> dict[int, list[_SeatPair]]:
@@ -332,15 +327,17 @@ def _pairs_by_seat(pairs: tuple[PairResult, ...]) -> dict[int, list[_SeatPair]]:
     by_seat: dict[int, list[_SeatPair]] = {}
     for p in pairs:
         a, b = p.seats
-        by_seat.setdefault(a, []).append(_SeatPair(p.points, b, p.royalties[0], p.rule))
-        by_seat.setdefault(b, []).append(_SeatPair(-p.points, a, p.royalties[1], p.rule))
+        by_seat.setdefault(a, []).append((p.points, b, p.royalties[0], p.rule))
+        by_seat.setdefault(b, []).append((-p.points, a, p.royalties[1], p.rule))
     return by_seat
 
 
 def _seat_result(seat: _Seat, mine, supers, profile: ScoringProfile, players: int) -> SeatResult:
     n = seat.seat
-    points = sum([p.points for p in mine])
-    royalties = sum([p.royalties for p in mine])
+    points = royalties = 0
+    for won, _, collected, _ in mine:
+        points += won
+        royalties += collected
     if seat.status == "dead":
         text = f"seat {n} is dead: no player; its cards count only for the deck check (§5)"
     elif seat.status == "natural":
@@ -356,7 +353,7 @@ def _seat_result(seat: _Seat, mine, supers, profile: ScoringProfile, players: in
         )
         if supers:
             text += f" ({profile.super_bonus} to a seat with the super bonus, D-7)"
-        if any(p.rule == "D-9" for p in mine):
+        if any(rule == "D-9" for *_, rule in mine):
             text += "; every natural collects from it (D-9)"
     else:
         front, middle, back = seat.rows
@@ -367,7 +364,7 @@ def _seat_result(seat: _Seat, mine, supers, profile: ScoringProfile, players: in
                 f"instead of {profile.scoop} from each"
             )
     if seat.status != "dead":
-        per = ", ".join([f"{p.points:+d} v seat {p.opponent}" for p in mine])
+        per = ", ".join([f"{won:+d} v seat {opponent}" for won, opponent, _, _ in mine])
         text += f"; {per}; net {points:+d}"
     return SeatResult(
         n, seat.status, points, text, seat.natural, seat.foul, seat.foul_rule, seat.foul_reason,
