@@ -77,9 +77,11 @@ def settle(
     money_in = [stake, *pair_stakes.values()] + ([stacks[s] for s in order] if capped else [])  # type: ignore[index]
     whole = all(isinstance(v, int) for v in money_in)
     exact = int if whole else _to_cent
+    out = int if whole else float  # what JSON carries: an int, or a float of whole cents
+    zero = exact(0)
 
     start = {s: exact(stacks[s]) for s in order} if capped else {}  # type: ignore[index]
-    net = dict.fromkeys(order, exact(0))  # received - paid so far
+    net = dict.fromkeys(order, zero)  # received - paid so far
     transfers: list[Transfer] = []
     shortfalls: list[Transfer] = []
     notes: list[str] = []
@@ -103,19 +105,15 @@ def settle(
         if capped:
             chips_now = start[loser] + net[loser]
             room = start[winner] - net[winner]
-            paid = max(exact(0), min(owed, chips_now, room))
+            paid = max(zero, min(owed, chips_now, room))
         if paid:
             net[loser] -= paid
             net[winner] += paid
-            transfers.append(Transfer(loser, winner, _out(paid)))
+            transfers.append(Transfer(loser, winner, out(paid)))
         if paid != owed:
-            shortfalls.append(Transfer(loser, winner, _out(owed - paid)))
+            shortfalls.append(Transfer(loser, winner, out(owed - paid)))
     return Settlement(tuple(transfers), tuple(shortfalls), capped, tuple(notes))
 
 
 def _to_cent(value: Money | Decimal) -> Decimal:
     return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
-
-
-def _out(value: int | Decimal) -> Money:
-    return value if isinstance(value, int) else float(value)
