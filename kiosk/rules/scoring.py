@@ -169,16 +169,20 @@ def _classify(seat: SeatInput, profile: ScoringProfile, notes: list[str]) -> _Se
 
 def _rows(rows, profile: ScoringProfile) -> tuple[Row, ...]:
     front, middle, back = rows
-    return _row("front", front, profile), _row("middle", middle, profile), _row("back", back, profile)
+    royalties = profile.row_royalties
+    return (
+        _row("front", front, ROW_SIZES["front"], royalties("front")),
+        _row("middle", middle, ROW_SIZES["middle"], royalties("middle")),
+        _row("back", back, ROW_SIZES["back"], royalties("back")),
+    )
 
 
-def _row(name: str, cards: tuple[Card, ...], profile: ScoringProfile) -> Row:
-    size = ROW_SIZES[name]
+def _row(name: str, cards: tuple[Card, ...], size: int, royalties: tuple[int, ...]) -> Row:
     if len(cards) != size:
         n = len(cards)
         return Row(name, cards, None, 0, f"{n} card{'' if n == 1 else 's'} (needs {size})")
     rank, text, order = ranked_hand(cards)
-    return Row(name, cards, rank, profile.row_royalties(name)[rank.category], text, order)
+    return Row(name, cards, rank, royalties[rank.category], text, order)
 
 
 def _stands(rows: tuple[Row, ...]) -> bool:
