@@ -34,7 +34,7 @@ ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 
 
 # The results (per row, seat, pair and showdown) are NamedTuples: immutable like the frozen dataclasses
-# elsewhere, and built several times faster (a showdown makes a few dozen of them).
+# elsewhere, and two to three times cheaper to build (a showdown makes a few dozen of them).
 
 
 class Row(NamedTuple):
@@ -378,7 +378,3 @@ def _seat_result(seat: _Seat, mine, supers, profile: ScoringProfile, players: in
 
 def _royalty_rows(rows: tuple[Row, ...]) -> str:
     return ", ".join(f"{r.name} {r.describe()} {r.royalty}" for r in rows if r.royalty)
-
-
-def _signed(points: int) -> str:
-    return f"{points:+d}"

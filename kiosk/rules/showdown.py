@@ -20,8 +20,8 @@ kiosk.rules.showdown.ShowdownError: seat 1 front: 'Xx' is not a card (write rank
 from __future__ import annotations
 
 import reprlib
-from operator import attrgetter
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Mapping, NamedTuple
 
 from kiosk.cards import Card, CardError, deck, parse_card
