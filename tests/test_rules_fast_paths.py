@@ -23,7 +23,8 @@ from kiosk.rules.fouls import check_foul
 from kiosk.rules.naturals import could_hold_natural, verify_natural
 from kiosk.rules.profiles import get_profile
 from kiosk.rules.ranking import _FLUSH5, _PLAIN5, _THREE, rank_hand_direct, ranked_hand
-from kiosk.rules.scoring import _row_outcomes, _rows, _Seat, _stands
+from kiosk.rules.scoring import _row_outcomes, _rows, _Seat, _stands, score_showdown
+from kiosk.rules.showdown import parse_showdown
 
 DECK = deck(52)
 
@@ -188,3 +189,19 @@ def test_a_card_written_two_ways_is_still_a_duplicate():
          "back": "Qs Qh Qc 5d 5h".split()},
     ]})
     assert result == {"error": "duplicate card Td: seat 1 front and seat 2 front"}
+
+
+def test_results_built_without_their_constructor_have_every_field():
+    rng = random.Random(5)
+    for profile in ("mandarin", "two-four", "capsa"):
+        for _ in range(60):
+            cards = [str(c) for c in rng.sample(DECK, 52)]
+            seats = [
+                {"seat": n + 1, "front": cards[13 * n : 13 * n + 3], "middle": cards[13 * n + 3 : 13 * n + 8],
+                 "back": cards[13 * n + 8 : 13 * n + rng.choice((12, 13))]}
+                for n in range(4)
+            ]
+            result = score_showdown(parse_showdown({"profile": profile, "seats": seats}))
+            values = [*result.seats, *result.pairs, *(r for s in result.seats for r in s.rows)]
+            for value in values:
+                assert len(value) == len(type(value)._fields), value

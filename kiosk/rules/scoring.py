@@ -34,7 +34,9 @@ ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 
 
 # The results (per row, seat, pair and showdown) are NamedTuples: immutable like the frozen dataclasses
-# elsewhere, and two to three times cheaper to build (a showdown makes a few dozen of them).
+# elsewhere, and two to three times cheaper to build (a showdown makes a few dozen of them). The hottest
+# are built with `_build(Type, (every field, in order))`, which skips the generated Python `__new__`.
+_build = tuple.__new__
 
 
 class Row(NamedTuple):
@@ -164,7 +166,7 @@ def _classify(seat: SeatInput, profile: ScoringProfile, notes: list[str]) -> _Se
             )
     if foul is not None:
         return _Seat(n, "fouled", rows, None, foul.kind, foul.rule, foul.reason, seat.declared)
-    return _Seat(n, "set", rows, declared=seat.declared)
+    return _build(_Seat, (n, "set", rows, None, None, None, None, seat.declared))
 
 
 def _rows(rows, profile: ScoringProfile) -> tuple[Row, ...]:
@@ -182,7 +184,7 @@ def _row(name: str, cards: tuple[Card, ...], size: int, royalties: tuple[int, ..
         n = len(cards)
         return Row(name, cards, None, 0, f"{n} card{'' if n == 1 else 's'} (needs {size})")
     rank, text, order = ranked_hand(cards)
-    return Row(name, cards, rank, royalties[rank.category], text, order)
+    return _build(Row, (name, cards, rank, royalties[rank.category], text, order))
 
 
 def _stands(rows: tuple[Row, ...]) -> bool:
@@ -287,7 +289,7 @@ def _set_pair(a: _Seat, b: _Seat, outcomes, supers, profile: ScoringProfile) -> 
         summary = f"rows {wins}-{losses}" + (f" ({3 - wins - losses} tied)" if wins + losses < 3 else "")
     points = base + collected[0] - collected[1]
     text = f"{parts[0]}; {parts[1]}; {parts[2]}; {summary}; seat {a.seat} {points:+d}"
-    return PairResult((a.seat, b.seat), points, "§5", text, outcomes, (collected[0], collected[1]))
+    return _build(PairResult, ((a.seat, b.seat), points, "§5", text, outcomes, (collected[0], collected[1])))
 
 
 def _natural_pair(a: _Seat, b: _Seat, profile: ScoringProfile) -> tuple[int, str]:
@@ -370,10 +372,10 @@ def _seat_result(seat: _Seat, mine, supers, profile: ScoringProfile, players: in
     if seat.status != "dead":
         per = ", ".join([f"{won:+d} v seat {opponent}" for won, opponent, _, _ in mine])
         text += f"; {per}; net {points:+d}"
-    return SeatResult(
+    return _build(SeatResult, (
         n, seat.status, points, text, seat.natural, seat.foul, seat.foul_rule, seat.foul_reason,
         seat.rows, royalties, n in supers, seat.declared,
-    )  # fmt: skip
+    ))  # fmt: skip
 
 
 def _royalty_rows(rows: tuple[Row, ...]) -> str:
