@@ -22,15 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kiosk.cards import Card
+from kiosk.cards import ROW_SIZES, ROWS, Card
 from kiosk.rules.fouls import check_foul
 from kiosk.rules.naturals import NaturalMatch, find_naturals, verify_natural
-from kiosk.rules.profiles import ROWS, ScoringProfile
+from kiosk.rules.profiles import ScoringProfile
 from kiosk.rules.ranking import HandRank, rank_hand_text
 from kiosk.rules.settlement import pair_order, payment_order
 from kiosk.rules.showdown import SeatInput, Showdown
 
-ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,12 +23,11 @@ import reprlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from kiosk.cards import Card, CardError, deck, parse_card
+from kiosk.cards import ROWS, Card, CardError, deck, parse_card
 from kiosk.errors import KioskError
 from kiosk.rules.profiles import (
     DEFAULT_PROFILE,
     NATURAL_KINDS,
-    ROWS,
     ProfileError,
     ScoringProfile,
     get_profile,

@@ -18,7 +18,7 @@ from typing import Iterable
 
 import numpy as np
 
-from kiosk.cards import CardError, parse_card
+from kiosk.cards import ROWS, CardError, parse_card
 from kiosk.errors import KioskError
 from kiosk.table.actions import DealerAction, check_action
 from kiosk.table.config import KioskConfig
@@ -420,7 +420,7 @@ class TableRunner(FrameLoop):
             return f"seat {k} stack {'cleared' if a.value is None else stacks[k]}"
         if a.kind == "correct_card":
             k = seat()
-            if a.row not in ("front", "middle", "back"):
+            if a.row not in ROWS:
                 raise ValueError(f"correct_card: row {a.row!r} (front, middle or back)")
             if not isinstance(a.index, int) or a.index < 0:
                 raise ValueError(f"correct_card: index {a.index!r} (0-based position in the row)")

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiosk.cards import Card
+from kiosk.cards import ROW_SIZES, ROWS, Card
 from kiosk.table.hidden import GAP, HiddenCard, where
-from kiosk.table.layout import ROW_SIZES, ROWS
 from kiosk.table.stable_hand import CardRead, SeatRead
 from kiosk.table.verdict import NeedsCheck
 

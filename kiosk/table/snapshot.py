@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from kiosk.cards import Card
-from kiosk.table.layout import ROWS, TableGeometry, rows_by_bands, rows_by_depth
+from kiosk.cards import ROWS, Card
+from kiosk.table.layout import TableGeometry, rows_by_bands, rows_by_depth
 from kiosk.vision.detections import Box, CardDetection, Detections
 from kiosk.vision.geometry import box_center, index_size, inside_share, iou
 

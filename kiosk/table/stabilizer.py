@@ -23,11 +23,11 @@ import math
 
 import numpy as np
 
-from kiosk.cards import Card, deck
+from kiosk.cards import ROW_SIZES, ROWS, Card, deck
 from kiosk.table.config import Stabilizer as StabilizerSettings
 from kiosk.table.deck_settlement import FAINT, no_cards, settle_deck, sole_reads
 from kiosk.table.hidden import HiddenCard, place_hidden, unseen
-from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
+from kiosk.table.layout import TableGeometry
 from kiosk.table.seat_read import read_seat
 from kiosk.table.slot import Slot
 from kiosk.table.slot_rows import slot_rows

@@ -13,11 +13,9 @@ import threading
 import time
 from typing import Any
 
+from kiosk.cards import ROWS
 from kiosk.table.hub import Event, Hub
 from kiosk.web.state import page_state
-
-# Rows as the layout stage names them; anything else on a snapshot seat is ignored.
-_ROW_NAMES = ("front", "middle", "back")
 
 
 class LiveState:
@@ -223,7 +221,7 @@ def snapshot_rows(snapshot: Any) -> dict[int, dict[str, list]]:
         if number is None:
             continue
         rows = {}
-        for row in _ROW_NAMES:
+        for row in ROWS:  # anything else on a snapshot seat is ignored
             cards = get(row)
             if cards:
                 rows[row] = [str(getattr(c, "card", c)) for c in cards]

@@ -16,6 +16,8 @@ import cv2
 import numpy as np
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, send_file, url_for
 
+from kiosk.cards import ROWS
+from kiosk.paigow.spots import ROWS as PAIGOW_ROWS
 from kiosk.records.report import RULE_TITLES, ascii_text, render_report, report_pdf, report_png, rule_lines
 from kiosk.records.store import HandQuery, HandStore
 from kiosk.web.security import check_floor_pin
@@ -166,7 +168,7 @@ def _cards_by_seat(verdict) -> list[dict]:
         seat = s.get("seat")
         res = seat_results.get(seat, {}) if not s.get("banker") else {"status": "banker"}
         rows = []
-        for row in ("front", "middle", "back", "cards", "high", "low"):
+        for row in (*ROWS, "cards", *PAIGOW_ROWS):
             cards = s.get(row)
             if not cards:
                 continue

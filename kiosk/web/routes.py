@@ -9,7 +9,7 @@ import time
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, stream_with_context
 
-from kiosk.cards import CardError, parse_card
+from kiosk.cards import ROWS, CardError, parse_card
 from kiosk.errors import KioskError
 from kiosk.table.actions import ActionError, DealerAction, parse_action, seat_number
 from kiosk.web import sse
@@ -20,7 +20,7 @@ from kiosk.web.security import check_floor_pin
 log = logging.getLogger(__name__)
 blueprint = Blueprint("live", __name__)
 
-CORRECTABLE_ROWS = ("front", "middle", "back", "pile")
+CORRECTABLE_ROWS = (*ROWS, "pile")
 ACTION_WAIT_S = 3.0
 
 

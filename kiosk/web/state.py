@@ -16,10 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping
 
-from kiosk.cards import SUIT_SYMBOLS, CardError, parse_card
+from kiosk.cards import ROW_SIZES, ROWS, SUIT_SYMBOLS, CardError, parse_card
 
-ROWS = ("front", "middle", "back")
-ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 DEFAULT_POSITIONS = {1: "bottom", 2: "left", 3: "top", 4: "right"}
 NATURAL_NAMES = {
     "dragon": "Dragon",
