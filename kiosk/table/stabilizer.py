@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from kiosk.cards import ROW_SIZES, ROWS, Card
+from kiosk.same_card import on_index
 from kiosk.table.config import Stabilizer as StabilizerSettings
 from kiosk.table.deck_settlement import sole_reads
 from kiosk.table.draft import (
@@ -34,7 +35,7 @@ from kiosk.table.layout import TableGeometry
 from kiosk.table.seat_read import read_seat
 from kiosk.table.slot import Slot
 from kiosk.table.snapshot import (
-    GHOST_CONFIDENCE, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, distinct_indices, on_index, shows_its_indices,
+    GHOST_CONFIDENCE, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, distinct_indices, shows_its_indices,
 )
 from kiosk.table.stable_hand import CardRead, StableHand
 
