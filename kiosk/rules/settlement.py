@@ -41,6 +41,15 @@ class Settlement:
     notes: tuple[str, ...] = ()  # e.g. a debt that rounds to nothing at the cent
 
 
+def to_cent(value: Money | Decimal) -> Decimal:
+    """Money as the table pays it: exactly as written, rounded half up to the cent (RULES §8, D-13).
+
+    >>> to_cent(0.125), to_cent(Decimal("10.50") * Decimal("0.05")), to_cent(3)
+    (Decimal('0.13'), Decimal('0.53'), Decimal('3.00'))
+    """
+    return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
 def payment_order(active_seats: Iterable[int], button: int) -> tuple[int, ...]:
     """D-10: active seats clockwise from the first after the button (the button seat last).
 
@@ -75,9 +84,7 @@ def settle(
     whole = all(isinstance(v, int) for v in money_in)
 
     def exact(value: Money | Decimal) -> int | Decimal:
-        if whole:
-            return int(value)
-        return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
+        return int(value) if whole else to_cent(value)
 
     def debt(points: int, a: int, b: int) -> int | Decimal:
         pair_stake = pair_stakes.get(frozenset((a, b)), stake)
