@@ -207,13 +207,12 @@ def hand(hand_id: str):
     key_rev, key = _key_frame(hand, rev)
     clip = next((m for r in hand.revisions for m in r.media if m.role == "clip"), None)
     size = _frame_size(store, key) if key else None
-    cfg = current_app.config.get("KIOSK_CFG")
     return render_template(
         "review/hand.html", hand=hand, rev=rev, verdict=rev.verdict, result=rev.verdict.result,
         key=key, key_rev=key_rev, frame_size=size, clip=clip, seats=_cards_by_seat(rev.verdict),
         rulings=rule_lines(rev.verdict.result), paigow_payments=_paigow_payments(rev.verdict.result),
         status_labels=STATUS_LABELS, rule_titles=RULE_TITLES,
-        pin_required=bool(getattr(getattr(cfg, "web", None), "floor_pin_hash", None)),
+        pin_required=bool(current_app.config["KIOSK_CFG"].web.floor_pin_hash),
         message=request.args.get("message"), read_only=getattr(store, "read_only", False),
     )
 
@@ -298,8 +297,7 @@ def set_review(hand_id: str):
             return redirect(url_for(".hand", hand_id=hand_id, message="say who puts the hand under review"))
         store.flag(hand.hand_id, by, (request.form.get("note") or "").strip()[:500])
         return redirect(url_for(".hand", hand_id=hand_id, message="hand under review: it will not be pruned"))
-    cfg = current_app.config.get("KIOSK_CFG")
-    stored = getattr(getattr(cfg, "web", None), "floor_pin_hash", None)
+    stored = current_app.config["KIOSK_CFG"].web.floor_pin_hash
     if stored:
         client = request.remote_addr or "?"
         checked = check_floor_pin(current_app.config.get("KIOSK_PIN_LIMITER"), client, request.form.get("pin"), stored)
