@@ -166,7 +166,7 @@ class Stabilizer:
         same, near = [], []
         # An index read alone and a whole card's reading of the same card within a card's
         # reach are that one card (the lone one may be its lower index), as one frame's are
-        # (`snapshot._one_card_one_reading`).
+        # (`kiosk.same_card`).
         lone_and_whole = np.array([c.trust == TRUST_LONE_INDEX for c in cards])[:, None] != np.array(
             [sl.trust == TRUST_LONE_INDEX for sl in slots])[None, :]
         lone_and_whole &= np.array([c.confidence >= GHOST_CONFIDENCE for c in cards])[:, None]
