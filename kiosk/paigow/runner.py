@@ -83,7 +83,8 @@ class PaiGowRunner(FrameLoop):
         self.finish()
         return list(self._hand_verdicts.values())
 
-    def apply(self, action: DealerAction) -> None:
+    def apply(self, action: DealerAction, typed: object = None) -> None:
+        """Only new_hand applies at a Pai Gow table (`typed`, the display's parsed action, is not needed)."""
         with self._lock:
             ok, message = True, "new hand"
             if action.kind == "new_hand":

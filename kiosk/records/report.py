@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from kiosk.cards import ROWS
 from kiosk.records.media import decode_jpeg
 
 # What each rule says, in words a floor supervisor reads aloud (RULES.md decisions).
@@ -277,7 +278,7 @@ def seat_card_lines(shown: dict, scored: dict | None) -> list[str]:
     """
     rows = (scored or {}).get("rows") or {}
     lines = []
-    for name in ("front", "middle", "back"):
+    for name in ROWS:
         if name in shown:
             cards = " ".join(map(str, shown.get(name) or [])) or "no cards"
             hand = rows.get(name, {}).get("hand") if isinstance(rows.get(name), dict) else None

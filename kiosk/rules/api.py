@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kiosk.cards import RANKS, Card
-from kiosk.rules.profiles import ROWS, ScoringProfile
+from kiosk.cards import RANKS, ROWS, Card
+from kiosk.rules.profiles import ScoringProfile
 from kiosk.rules.scoring import PairResult, Row, SeatResult, ShowdownResult, score_showdown
 from kiosk.rules.settlement import Settlement, settle
 from kiosk.rules.showdown import Showdown, ShowdownError, parse_showdown

@@ -23,6 +23,8 @@ import time
 import traceback
 from pathlib import Path
 
+from kiosk.cards import ROWS
+
 HOSTILE = [
     0, -1, 1, 2, 99, 100, 10**12, 10**12 + 1, 10**30, int("9" * 4300), -10**30, 1e26, 1e308, -1e308, 1e-300,
     5e-324, 0.001, 0.0009, 0.5, -0.0, float("nan"), float("inf"), float("-inf"), True, False, None, "", "As",
@@ -68,7 +70,7 @@ def plausible(obj: dict, rng: random.Random) -> dict:
         elif roll < 0.4:
             seat.pop("stack", None)
         elif roll < 0.5 and "front" in seat:
-            row_a, row_b = rng.sample(("front", "middle", "back"), 2)
+            row_a, row_b = rng.sample(ROWS, 2)
             if seat[row_a] and seat[row_b]:  # one card moved: a foul or a short row
                 seat[row_b].append(seat[row_a].pop())
         elif roll < 0.55:

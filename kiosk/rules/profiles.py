@@ -23,10 +23,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Mapping
 
+from kiosk.cards import ROWS
 from kiosk.errors import KioskError
 from kiosk.rules.ranking import Category
 
-ROWS = ("front", "middle", "back")
 NATURAL_KINDS = ("dragon", "six_pairs", "three_flushes", "three_straights")
 NATURAL_RANKINGS = ("push", "capsa")
 FALSE_NATURAL_SETTINGS = ("foul", "play_as_set")

@@ -22,15 +22,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kiosk.cards import Card
+from kiosk.cards import ROW_SIZES, Card
 from kiosk.rules.fouls import check_foul
 from kiosk.rules.naturals import NaturalMatch, could_hold_natural, find_naturals, verify_natural
-from kiosk.rules.profiles import ROWS, ScoringProfile
+from kiosk.rules.profiles import ScoringProfile
 from kiosk.rules.ranking import HandRank, ranked_hand
 from kiosk.rules.settlement import pair_order, payment_order
 from kiosk.rules.showdown import SeatInput, Showdown
 
-ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 
 
 # The results (per row, seat, pair and showdown) are NamedTuples: immutable like the frozen dataclasses

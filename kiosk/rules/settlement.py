@@ -39,6 +39,15 @@ class Settlement(NamedTuple):
     notes: tuple[str, ...] = ()  # e.g. a debt that rounds to nothing at the cent
 
 
+def to_cent(value: Money | Decimal) -> Decimal:
+    """Money as the table pays it: exactly as written, rounded half up to the cent (RULES §8, D-13).
+
+    >>> to_cent(0.125), to_cent(Decimal("10.50") * Decimal("0.05")), to_cent(3)
+    (Decimal('0.13'), Decimal('0.53'), Decimal('3.00'))
+    """
+    return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
 def payment_order(active_seats: Iterable[int], button: int) -> tuple[int, ...]:
     """D-10: active seats clockwise from the first after the button (the button seat last).
 
@@ -76,7 +85,7 @@ def settle(
     capped = stacks is not None and all(stacks.get(s) is not None for s in order)
     money_in = [stake, *pair_stakes.values()] + ([stacks[s] for s in order] if capped else [])  # type: ignore[index]
     whole = all(isinstance(v, int) for v in money_in)
-    exact = int if whole else _to_cent
+    exact = int if whole else to_cent
     out = int if whole else float  # what JSON carries: an int, or a float of whole cents
     zero = exact(0)
 
@@ -94,7 +103,7 @@ def settle(
         if whole:
             owed = abs(points) * int(pair_stake)
         else:
-            owed = _to_cent(abs(points) * Decimal(str(pair_stake)))  # rounded once, to the cent
+            owed = to_cent(abs(points) * Decimal(str(pair_stake)))  # rounded once, to the cent
         if not owed:
             notes.append(
                 f"§8: seats {a} and {b}: {abs(points)} point{'s' if abs(points) > 1 else ''} "
@@ -113,7 +122,3 @@ def settle(
         if paid != owed:
             shortfalls.append(Transfer(loser, winner, out(owed - paid)))
     return Settlement(tuple(transfers), tuple(shortfalls), capped, tuple(notes))
-
-
-def _to_cent(value: Money | Decimal) -> Decimal:
-    return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)

@@ -24,12 +24,11 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Mapping, NamedTuple
 
-from kiosk.cards import Card, CardError, deck, parse_card
+from kiosk.cards import ROWS, Card, CardError, deck, parse_card
 from kiosk.errors import KioskError
 from kiosk.rules.profiles import (
     DEFAULT_PROFILE,
     NATURAL_KINDS,
-    ROWS,
     ProfileError,
     ScoringProfile,
     get_profile,

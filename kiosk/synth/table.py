@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from kiosk.cards import CLASS_NAMES
+from kiosk.cards import CLASS_NAMES, ROWS
 from kiosk.synth import backgrounds, distractors
 from kiosk.synth.art import Deck, list_decks, load_deck  # noqa: F401  (list_decks is part of the API)
 from kiosk.synth.camera import CameraParams, homography, photometric
@@ -37,7 +37,6 @@ VISIBLE_MIN = 0.6  # an index is labelled when at least this share of its box is
 # ... and this share of its rank half too (`rank_half`): a corner showing its suit but not its rank names no card
 RANK_VISIBLE_MIN = 0.6
 SEAT_ANGLE = {1: 0.0, 2: 90.0, 3: 180.0, 4: 270.0}  # clockwise turn of a card facing that seat
-ROWS = ("front", "middle", "back")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from kiosk.cards import ROWS
 from kiosk.table.stable_hand import StableHand
 from kiosk.table.verdict import CardEvidence, NeedsCheck, Verdict
 
@@ -48,7 +49,7 @@ def showdown_of(hand: StableHand, settings: HandSettings) -> dict:
             entry["declared_natural"] = True
             entry["cards"] = [str(c.card) for c in seat.cards if c.card is not None]
         else:
-            for row in ("front", "middle", "back"):
+            for row in ROWS:
                 entry[row] = [str(c.card) for c in seat.row(row) if c.card is not None]
         stack = settings.stack(seat.seat)
         if stack is not None:

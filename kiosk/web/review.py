@@ -16,6 +16,8 @@ import cv2
 import numpy as np
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, send_file, url_for
 
+from kiosk.cards import ROWS
+from kiosk.paigow.spots import ROWS as PAIGOW_ROWS
 from kiosk.records.report import RULE_TITLES, ascii_text, render_report, report_pdf, report_png, rule_lines
 from kiosk.records.store import HandQuery, HandStore
 from kiosk.web.security import check_floor_pin
@@ -166,7 +168,7 @@ def _cards_by_seat(verdict) -> list[dict]:
         seat = s.get("seat")
         res = seat_results.get(seat, {}) if not s.get("banker") else {"status": "banker"}
         rows = []
-        for row in ("front", "middle", "back", "cards", "high", "low"):
+        for row in (*ROWS, "cards", *PAIGOW_ROWS):
             cards = s.get(row)
             if not cards:
                 continue
@@ -205,13 +207,12 @@ def hand(hand_id: str):
     key_rev, key = _key_frame(hand, rev)
     clip = next((m for r in hand.revisions for m in r.media if m.role == "clip"), None)
     size = _frame_size(store, key) if key else None
-    cfg = current_app.config.get("KIOSK_CFG")
     return render_template(
         "review/hand.html", hand=hand, rev=rev, verdict=rev.verdict, result=rev.verdict.result,
         key=key, key_rev=key_rev, frame_size=size, clip=clip, seats=_cards_by_seat(rev.verdict),
         rulings=rule_lines(rev.verdict.result), paigow_payments=_paigow_payments(rev.verdict.result),
         status_labels=STATUS_LABELS, rule_titles=RULE_TITLES,
-        pin_required=bool(getattr(getattr(cfg, "web", None), "floor_pin_hash", None)),
+        pin_required=bool(current_app.config["KIOSK_CFG"].web.floor_pin_hash),
         message=request.args.get("message"), read_only=getattr(store, "read_only", False),
     )
 
@@ -296,8 +297,7 @@ def set_review(hand_id: str):
             return redirect(url_for(".hand", hand_id=hand_id, message="say who puts the hand under review"))
         store.flag(hand.hand_id, by, (request.form.get("note") or "").strip()[:500])
         return redirect(url_for(".hand", hand_id=hand_id, message="hand under review: it will not be pruned"))
-    cfg = current_app.config.get("KIOSK_CFG")
-    stored = getattr(getattr(cfg, "web", None), "floor_pin_hash", None)
+    stored = current_app.config["KIOSK_CFG"].web.floor_pin_hash
     if stored:
         client = request.remote_addr or "?"
         checked = check_floor_pin(current_app.config.get("KIOSK_PIN_LIMITER"), client, request.form.get("pin"), stored)
