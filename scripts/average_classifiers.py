@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kiosk.vision import training  # noqa: E402
+from kiosk_lab.training import train as training  # noqa: E402
 from kiosk.vision.settings import READER_JSON, parse_settings, write_settings  # noqa: E402
 
 

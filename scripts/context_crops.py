@@ -6,7 +6,7 @@ The index classifier sees an index alone (1.35 x its long side) and cannot tell 
 on a card back from a printed one; this cut is `CONTEXT_PAD` x the index's long side, so the
 check sees the card (or back) the index sits on. Finds are mined with the shipped detector on
 a set's training scenes and labelled as `kiosk train --mine` labels them
-(`kiosk.vision.prepare.label_find`); unsure finds are left out.
+(`kiosk_lab.training.prepare.label_find`); unsure finds are left out.
 
     .venv/bin/python scripts/context_crops.py runs/views/v17 runs/prep/ctx --scenes 600 --seed 21
 """
@@ -25,9 +25,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kiosk.vision.context import CONTEXT_PAD, CONTEXT_SIZE, context_crop  # noqa: E402
-from kiosk.vision.evaluate import _inside  # noqa: E402
+from kiosk_lab.evaluation.evaluate import _inside  # noqa: E402
 from kiosk.vision.geometry import box_center  # noqa: E402
-from kiosk.vision.prepare import BG, _degrade, corner_orientations, label_find, load_scene_set  # noqa: E402
+from kiosk_lab.training.prepare import BG, _degrade, corner_orientations, label_find, load_scene_set  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
 
 

@@ -56,7 +56,7 @@ def has_scenes(folder: Path, split: str, n: int) -> bool:
 
 
 def draw_eighth_generation() -> None:
-    from kiosk.synth.art import list_decks
+    from kiosk_lab.synth.art import list_decks
 
     missing = [d for d in proc(GEN8) + proc(GEN8_VAL) if d not in list_decks(procedural=True)]
     if not missing:
@@ -68,8 +68,8 @@ def draw_eighth_generation() -> None:
 
 
 def build_sets(workers: int) -> None:
-    from kiosk.synth.art import list_decks
-    from kiosk.synth.dataset import build
+    from kiosk_lab.synth.art import list_decks
+    from kiosk_lab.synth.dataset import build
 
     decks = list_decks(procedural=True)
     real = [d for d in list_decks() if not d.startswith("procedural") and d not in TEST and d != "kenney"]
@@ -150,7 +150,7 @@ def cut(view: Path, workers: int) -> Path:
 
 def word_joker(deck: str) -> bool:
     """Whether a design's joker prints the word JOKER (every design before the eighth generation does)."""
-    from kiosk.synth.procedural import joker_index
+    from kiosk_lab.synth.procedural import joker_index
 
     return not deck.startswith("procedural-") or joker_index(int(deck.split("-")[1])) == "word"
 

@@ -20,9 +20,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kiosk.cards import CLASS_NAMES  # noqa: E402
-from kiosk.table.bench import _complete, _unseen_decks  # noqa: E402
-from kiosk.table.groundtruth import set_hands, shuffled_deck  # noqa: E402
-from kiosk.synth.table import SeatLayout, TableLayout, render_table  # noqa: E402
+from kiosk_lab.synth.art import complete_deck as _complete, unseen_decks as _unseen_decks  # noqa: E402
+from kiosk_lab.groundtruth import set_hands, shuffled_deck  # noqa: E402
+from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
 
 

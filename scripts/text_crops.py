@@ -56,7 +56,7 @@ def random_text(rng: random.Random) -> str:
 
 
 def fonts() -> list[Path]:
-    # Wider than kiosk.synth.procedural.system_fonts (TrueType only, the generated cards' own type): the
+    # Wider than kiosk_lab.synth.procedural.system_fonts (TrueType only, the generated cards' own type): the
     # OpenType faces too, since tags and boxes are printed in any type.
     found = sorted({p for d in FONT_DIRS for pattern in ("*.ttf", "*.otf") for p in Path(d).rglob(pattern)})
     return [p for p in found if "math" not in p.name.lower()]

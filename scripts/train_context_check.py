@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kiosk.vision.context import CONTEXT_PAD, CONTEXT_SIZE  # noqa: E402
 from kiosk.vision.settings import read_settings, write_settings  # noqa: E402
-from kiosk.vision.training import CLASSIFIER, TrainConfig, export_model, train_classifier  # noqa: E402
+from kiosk_lab.training.train import CLASSIFIER, TrainConfig, export_model, train_classifier  # noqa: E402
 
 STEM = "context-check"
 

@@ -23,7 +23,7 @@ def reader():
 
 @pytest.fixture(scope="module")
 def kenney_showdown():
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.scenes import render_random
 
     return render_random("showdown", "kenney", seed=4242, size=(1920, 1080))
 
@@ -96,7 +96,7 @@ def test_readings_on_backs_that_picture_cards_are_dropped_and_face_up_cards_kept
     """Procedural designs 50, 58 and 60 print a fan of their own cards on the back (as kde-nicu's
     backs print four aces). Read without the check, three such face-down cards beside a kenney
     showdown give readings of cards; the check drops most of them, and nothing of the showdown."""
-    from kiosk.synth.procedural import make_design
+    from kiosk_lab.synth.procedural import make_design
 
     blind = with_settings(reader, {"stages": {"context_check": None}})
     on_backs = {"without": 0, "with": 0}
@@ -121,8 +121,8 @@ def test_face_down_rows_of_held_out_seventh_generation_backs_lose_their_readings
     check, the backs' strips give readings of cards (20 on designs 352-359, 8 on these three); the check drops
     most of them, and the face-up seats read all their 26 cards (the round-2 check, `f921f69697a4`, dropped none)."""
     from kiosk.cards import CLASS_NAMES
-    from kiosk.synth.procedural import make_design
-    from kiosk.synth.table import SeatLayout, TableLayout, render_table
+    from kiosk_lab.synth.procedural import make_design
+    from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
 
     monkeypatch.syspath_prepend(str(MODELS.parent / "scripts"))
     from context_crops import on_face_down
@@ -156,7 +156,7 @@ def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_rea
 
     import cv2
 
-    from kiosk.synth.dataset import build
+    from kiosk_lab.synth.dataset import build
     from kiosk.vision.reader import load_reader
 
     build("ctx", {"train": 3, "val": 1, "test": 0}, seed=7, out_root=tmp_path, workers=1,

@@ -6,7 +6,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-from kiosk.synth.procedural import JOKER_INDICES, joker_index
+from kiosk_lab.synth.procedural import JOKER_INDICES, joker_index
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("crops_v20c", ROOT / "scripts" / "crops_v20c.py")

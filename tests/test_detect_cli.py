@@ -28,7 +28,7 @@ def kiosk(*args, timeout=300, cwd=REPO):
 @pytest.fixture(scope="module")
 def frames(tmp_path_factory):
     """Two rendered 1080p showdowns of a held-out deck design, with their scene labels."""
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.scenes import render_random
 
     folder = tmp_path_factory.mktemp("frames")
     out = []
@@ -159,7 +159,7 @@ def test_a_real_photo_of_overlapping_cards_scores_each_reading_once(tmp_path):
 
 @pytest.mark.slow
 def test_eval_on_generated_scenes_with_thresholds(frames, tmp_path):
-    from kiosk.synth.dataset import build
+    from kiosk_lab.synth.dataset import build
 
     build("ci", {"train": 0, "val": 0, "test": 4}, seed=21, out_root=tmp_path, workers=1,
           mix={"showdown": 1.0}, forced={"test": ["kenney"]}, log=lambda *_: None)
@@ -182,7 +182,7 @@ def test_eval_counts_chinese_poker_showdowns_apart_from_joker_ones(tmp_path):
     """The generator swaps the joker in for a card in a quarter of its showdowns; a Chinese Poker table deals
     52 cards and no joker, so the clean-showdown figure is also given for those alone. Seed 304's three
     showdowns all lie face up, the first two with the joker."""
-    from kiosk.synth.dataset import build
+    from kiosk_lab.synth.dataset import build
 
     build("ci", {"train": 0, "val": 0, "test": 3}, seed=304, out_root=tmp_path, workers=1,
           mix={"showdown": 1.0}, forced={"test": ["kenney"]}, log=lambda *_: None)
@@ -297,7 +297,7 @@ def _house_deck_photos(folder: Path, relabel: dict | None = None) -> Path:
     """Two rendered photos of a held-out deck (kenney) with Pascal VOC labels as a labelling tool
     writes them: a whole-card box per face-up card, named by card ("Ks"), the way a house deck is
     checked before a table goes live. `relabel` renames labels ({"Ks": "Kh"}) to plant an error."""
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.scenes import render_random
 
     folder.mkdir(parents=True, exist_ok=True)
     for kind, seed in (("showdown", 11), ("paigow", 5)):

@@ -12,7 +12,7 @@ from kiosk.errors import KioskError
 from kiosk.vision.model_folder import model_version
 from kiosk.vision.pipeline import FRAME_STAGES, PICTURE_STAGES
 from kiosk.vision.settings import ReaderSettings, Stages, parse_settings, read_settings
-from kiosk.vision.stages import STAGES_OFF
+from kiosk_lab.evaluation.stages import STAGES_OFF
 from reader_support import shipped_reader_with
 
 MODELS = Path(__file__).resolve().parents[1] / "models"

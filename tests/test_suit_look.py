@@ -47,7 +47,7 @@ def test_the_look_tells_clubs_from_spades_on_a_design_the_reader_never_trained_o
     """Each labelled club and spade index of a rendered showdown, given to the look with the classifier's two
     shares the wrong way round (0.42 for the true suit, 0.48 for the other): the look turns them right."""
     from kiosk.vision.merge import Corner
-    from kiosk.vision.prepare import corner_orientations
+    from kiosk_lab.training.prepare import corner_orientations
 
     corners, truth = [], []
     for card in showdown.scene["cards"]:

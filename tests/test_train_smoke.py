@@ -19,7 +19,7 @@ from kiosk.vision.detections import Detections
 
 @pytest.mark.slow
 def test_one_epoch_training_writes_a_reader_that_loads_and_reads(tmp_path):
-    from kiosk.synth.dataset import build
+    from kiosk_lab.synth.dataset import build
 
     build("smoke", {"train": 4, "val": 2, "test": 0}, seed=3, out_root=tmp_path, workers=1,
           mix={"showdown": 1.0}, forced={"val": ["kenney"]}, log=lambda *_: None)
@@ -105,7 +105,7 @@ def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
     import cv2
     import torch
 
-    from kiosk.synth.dataset import build
+    from kiosk_lab.synth.dataset import build
 
     root = Path(__file__).resolve().parents[1]
     build("gpu", {"train": 3, "val": 1, "test": 0}, seed=5, out_root=tmp_path, workers=1,
@@ -179,7 +179,7 @@ def test_the_distillation_loss_follows_the_teachers_as_weighted():
     import torch
     import torch.nn.functional as F
 
-    from kiosk.vision.distill import DistillLoss
+    from kiosk_lab.training.distill import DistillLoss
 
     torch.manual_seed(0)
     logits = torch.randn(8, 5)

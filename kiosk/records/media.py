@@ -32,6 +32,7 @@ import numpy as np
 from kiosk.errors import KioskError
 from kiosk.records.chain import bytes_sha256
 from kiosk.records.private import private_dir
+from kiosk.vision.images import decode_jpeg, encode_jpeg
 
 TMP_SUFFIX = ".part"
 
@@ -61,24 +62,6 @@ class MediaFile:
     bytes: int
     frame_index: int | None = None
     meta: dict | None = None  # the clip manifest, image size, ...
-
-
-def encode_jpeg(image: np.ndarray, quality: int = 90, max_width: int | None = None) -> bytes:
-    """JPEG bytes of a BGR image (downscaled to `max_width` when wider); the input is not modified."""
-    if max_width and image.shape[1] > max_width:
-        scale = max_width / image.shape[1]
-        image = cv2.resize(image, (max_width, max(1, round(image.shape[0] * scale))), interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
-    if not ok:
-        raise ValueError("OpenCV could not encode the frame as JPEG")
-    return buf.tobytes()
-
-
-def decode_jpeg(data: bytes) -> np.ndarray:
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        raise KioskError("a stored frame is not a readable JPEG (the media file is damaged)", exit_code=1)
-    return image
 
 
 def _fsync_dir(folder: Path) -> None:

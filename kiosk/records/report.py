@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from kiosk.records.media import decode_jpeg
+from kiosk.vision.images import decode_jpeg
 
 # What each rule says, in words a floor supervisor reads aloud (RULES.md decisions).
 RULE_TITLES = {

@@ -47,7 +47,7 @@ def add_arguments(parser) -> None:
 
 def _showdowns(n: int, seed: int) -> list[tuple[dict, dict]]:
     from kiosk.rules.api import score_json
-    from kiosk.rules.bench import random_showdown
+    from kiosk_lab.bench.rules import random_showdown
 
     rng = random.Random(seed)
     return [(sd, score_json(sd)) for sd in (random_showdown(rng) for _ in range(n))]
@@ -56,7 +56,7 @@ def _showdowns(n: int, seed: int) -> list[tuple[dict, dict]]:
 def _jpeg(i: int) -> bytes:
     import numpy as np
 
-    from kiosk.records.media import encode_jpeg
+    from kiosk.vision.images import encode_jpeg
 
     rng = np.random.default_rng(i)
     image = np.full((180, 320, 3), (30, 90, 30), np.uint8)

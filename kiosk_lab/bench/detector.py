@@ -1,6 +1,6 @@
 """`kiosk bench detector`: frame read time of the card reader per export format.
 
-Reads 1920x1080 showdown frames (rendered with kiosk.synth from a committed deck, or
+Reads 1920x1080 showdown frames (rendered with kiosk_lab.synth from a committed deck, or
 --image files) with each backend (openvino-int8: the INT8 classifier of `kiosk quantize`)
 on --threads cores (2, the kiosk's CPU), after a warm-up, and prints median / p90 per backend
 side by side. Formats the model folder lacks are exported from its .pt weights into
@@ -42,10 +42,10 @@ def _frames(args) -> list[np.ndarray]:
     if args.image:
         return [load_image(p) for p in args.image]
     try:
-        from kiosk.synth.art import list_decks
-        from kiosk.synth.scenes import render_random
+        from kiosk_lab.synth.art import list_decks
+        from kiosk_lab.synth.scenes import render_random
     except ImportError as err:
-        raise KioskError("no frames to read: pass --image FILE (kiosk.synth is not available)") from err
+        raise KioskError("no frames to read: pass --image FILE (kiosk_lab.synth is not available)") from err
     decks = list_decks()
     if not decks:
         raise KioskError("no deck art to render frames from: pass --image FILE")
@@ -83,7 +83,7 @@ def _export(model_dir: Path, settings, cache: Path, backend: str) -> None:
     """The reader's two networks exported to `backend` in `cache`, with a reader.json naming them; the stages'
     networks are not exported: each is read where it lies."""
     from kiosk.vision.settings import write_settings
-    from kiosk.vision.training import CLASSIFIER, DETECTOR, export_model
+    from kiosk_lab.training.train import CLASSIFIER, DETECTOR, export_model
 
     cache.mkdir(parents=True, exist_ok=True)
     fmt = "onnx" if backend == "onnx" else "openvino"

@@ -1,6 +1,6 @@
 """`kiosk bench fuzz`: generated hostile showdown input, checked for no traceback.
 
-Each input starts as a realistic showdown (`kiosk.rules.bench.random_showdown`) and is then
+Each input starts as a realistic showdown (`kiosk_lab.bench.rules.random_showdown`) and is then
 mutated: a value replaced by one from a pool of hostile values (huge and tiny numbers, NaN,
 4,300-digit integers, deep nesting, wrong types, long text), a key dropped or misspelt, a card
 duplicated, a seat repeated; every tenth input is instead mutated as JSON *text* (truncated,
@@ -158,7 +158,7 @@ def add_arguments(parser) -> None:
 
 def fuzz_block(seed: int, count: int, failures_dir: str) -> tuple[dict[str, int], int, float]:
     """`count` inputs from `seed`: (answers by kind, failing inputs, CPU seconds)."""
-    from kiosk.rules.bench import random_showdown
+    from kiosk_lab.bench.rules import random_showdown
 
     rng = random.Random(seed)
     bases = [random_showdown(rng) for _ in range(200)]

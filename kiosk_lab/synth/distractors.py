@@ -9,7 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from kiosk.synth.canvas import OCCLUDER, Canvas
+from kiosk_lab.synth.canvas import OCCLUDER, Canvas
 
 CHIP_COLOURS = [(240, 240, 240), (40, 40, 200), (180, 90, 20), (40, 150, 40), (30, 30, 30),
                 (160, 40, 140), (20, 160, 230), (120, 120, 120)]

@@ -20,10 +20,10 @@ import numpy as np
 from kiosk.cards import parse_cards
 from kiosk.paigow.houseway import set_by_house_way
 from kiosk.paigow.spots import LOW_BAND, default_spots
-from kiosk.synth.art import load_deck
-from kiosk.synth.camera import CameraParams
-from kiosk.synth.demo import DEMO_CAMERA, _writer
-from kiosk.synth.table import Placement, render_placements
+from kiosk_lab.synth.art import load_deck
+from kiosk_lab.synth.camera import CameraParams
+from kiosk_lab.synth.demo import DEMO_CAMERA, _writer
+from kiosk_lab.synth.table import Placement, render_placements
 
 DECK = "kenney"  # a design whose joker prints the word JOKER: the shipped reader reads it `Jk`
 BETS = {1: 25, 2: 10, 3: 50, 4: 10, 5: 20, 6: 15, 7: 30}

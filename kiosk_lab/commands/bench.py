@@ -10,12 +10,12 @@ import importlib
 from kiosk.commands import LazyParser, command_parser
 
 TARGETS = {
-    "rules": ("kiosk.rules.bench", "showdowns scored per second, worst-case natural check"),
-    "detector": ("kiosk.vision.bench", "frame read time per export format"),
-    "pipeline": ("kiosk.table.bench", "frame-to-verdict latency, time to verdict, memory soak"),
-    "fuzz": ("kiosk.rules.fuzz", "generated hostile showdown input: no traceback (--count 1000000)"),
-    "cli": ("kiosk.cli_bench", "how long kiosk --help, score, detect and analyze take, wall clock"),
-    "floor": ("kiosk.records.floor_bench", "tables shipping into one PostgreSQL: hands/s, lag, review search"),
+    "rules": ("kiosk_lab.bench.rules", "showdowns scored per second, worst-case natural check"),
+    "detector": ("kiosk_lab.bench.detector", "frame read time per export format"),
+    "pipeline": ("kiosk_lab.bench.pipeline", "frame-to-verdict latency, time to verdict, memory soak"),
+    "fuzz": ("kiosk_lab.bench.fuzz", "generated hostile showdown input: no traceback (--count 1000000)"),
+    "cli": ("kiosk_lab.bench.cli", "how long kiosk --help, score, detect and analyze take, wall clock"),
+    "floor": ("kiosk_lab.bench.floor", "tables shipping into one PostgreSQL: hands/s, lag, review search"),
 }
 
 

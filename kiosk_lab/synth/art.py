@@ -91,7 +91,7 @@ def list_decks(committed_only: bool = False, procedural: bool = False) -> list[s
     """Design ids available on this machine (committed ones always, fetched when cached),
     leaving out designs with fewer than MIN_CARDS measured cards.
 
-    Procedural designs (`kiosk.synth.procedural`) are listed only with `procedural=True`: a data
+    Procedural designs (`kiosk_lab.synth.procedural`) are listed only with `procedural=True`: a data
     set takes them when named, so the commands of earlier sets keep their lists of designs.
     """
     ids = []
@@ -483,3 +483,38 @@ def remeasure(deck_id: str) -> dict:
     (folder / "deck.json").write_text(json.dumps(meta, indent=1) + "\n")
     load_deck.cache_clear()
     return meta
+
+
+def complete_deck(deck_id: str) -> bool:
+    """Does this deck design have usable art for all 52 cards?"""
+    try:
+        deck = load_deck(deck_id)
+    except Exception:  # noqa: BLE001 - an unusable design is simply not used
+        return False
+    return all(deck.has(c) for c in CLASS_NAMES[:52])
+
+
+# Committed (CC0) and never trained on by any phase of the shipped reader: the unseen design a
+# fresh clone always has, where the reader's own test designs are (L)GPL art fetched on demand.
+COMMITTED_UNSEEN = "kenney"
+
+
+def unseen_decks(models: str = "models") -> list[str]:
+    """Deck designs the card reader never trained on that this machine has (its evaluation decks,
+    else the committed unseen design, else a data set's test split)."""
+    try:
+        held_out = json.loads((Path(models) / "reader.json").read_text()).get("eval_decks") or []
+    except (OSError, ValueError):
+        held_out = []
+    here = set(list_decks())
+    held_out = [d for d in held_out if d in here] or ([COMMITTED_UNSEEN] if held_out and COMMITTED_UNSEEN in here else [])
+    if held_out:
+        return held_out
+    for path in sorted(Path("datasets/generated").glob("*/decks.json")):
+        try:
+            test = json.loads(path.read_text()).get("test") or []
+        except (OSError, ValueError):
+            continue
+        if test:
+            return list(test)
+    return []

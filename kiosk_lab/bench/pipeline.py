@@ -28,6 +28,7 @@ import numpy as np
 from kiosk.errors import KioskError
 from kiosk.vision.detections import Detections
 from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
+from kiosk_lab.synth.art import complete_deck, unseen_decks
 
 RENDERED_SIZE = (1920, 1080)
 
@@ -108,7 +109,7 @@ class TimedReader:
 
 def _reader(args, truth_scenes):
     if args.truth:
-        from kiosk.table.groundtruth import SceneReader
+        from kiosk_lab.groundtruth import SceneReader
 
         if truth_scenes is None:
             raise KioskError("--truth needs the demo recording (its table.json holds the labels)")
@@ -135,7 +136,7 @@ def _pct(values, q):
 
 def run(args) -> int:
     from kiosk.table.config import DEMO_RECORDING, load_config
-    from kiosk.table.groundtruth import DemoScenes
+    from kiosk_lab.groundtruth import DemoScenes
     from kiosk.table.hub import Hub
     from kiosk.table.runner import TableRunner
     from kiosk.table.sources import open_source
@@ -229,7 +230,7 @@ def run(args) -> int:
         if args.dead_seat and reads is None:
             raise KioskError("--dead-seat replays recorded readings: give --reads FILE holding the rendered hands")
         figures["rendered"] = rendered_accuracy(cfg, None if args.truth else timed.reader, args.rendered,
-                                                args.frames_per_hand, seed=args.seed, decks=_unseen_decks(args.models),
+                                                args.frames_per_hand, seed=args.seed, decks=unseen_decks(args.models),
                                                 show_misses=args.show_misses, reads=reads, floor=args.floor,
                                                 dead_seat=args.dead_seat, size=args.rendered_size)
         if reads is not None:
@@ -337,16 +338,16 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
     removed; the other three seats judged (where the deck on the table can no longer check every card).
     `size`: the camera's resolution (default 1920x1080); the felt fills the frame either way.
     """
-    from kiosk.table.groundtruth import Noise, SceneReader
+    from kiosk_lab.groundtruth import Noise, SceneReader
 
-    from kiosk.synth.art import list_decks
-    from kiosk.synth.table import SeatLayout, TableLayout, render_table
-    from kiosk.table.groundtruth import set_hands, shuffled_deck
+    from kiosk_lab.synth.art import list_decks
+    from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
+    from kiosk_lab.groundtruth import set_hands, shuffled_deck
     from kiosk.table.hub import Hub
     from kiosk.table.runner import TableRunner
     from kiosk.table.sources import Frame
 
-    decks = [d for d in (decks or _unseen_decks() or list_decks()) if _complete(d)]
+    decks = [d for d in (decks or unseen_decks() or list_decks()) if complete_deck(d)]
     exact = in_order = wrong = unsure = hidden = 0
     misses = []
     # A fixed overhead camera over a full-size felt (a card about 10% of the frame's height):
@@ -477,46 +478,6 @@ def differences(got: list[dict], want: list[dict]) -> list[str]:
             elif extra:
                 out.append(f"seat {seat['seat']} {row}: extra {' '.join(extra)}")
     return out or ["rows match but the showdown differs (natural or pile)"]
-
-
-def _complete(deck_id: str) -> bool:
-    """Does this deck design have usable art for all 52 cards?"""
-    from kiosk.cards import CLASS_NAMES
-    from kiosk.synth.art import load_deck
-
-    try:
-        deck = load_deck(deck_id)
-    except Exception:  # noqa: BLE001 - an unusable design is simply not used
-        return False
-    return all(deck.has(c) for c in CLASS_NAMES[:52])
-
-
-# Committed (CC0) and never trained on by any phase of the shipped reader: the unseen design a
-# fresh clone always has, where the reader's own test designs are (L)GPL art fetched on demand.
-COMMITTED_UNSEEN = "kenney"
-
-
-def _unseen_decks(models: str = "models") -> list[str]:
-    """Deck designs the card reader never trained on that this machine has (its evaluation decks,
-    else the committed unseen design, else a data set's test split)."""
-    from kiosk.synth.art import list_decks
-
-    try:
-        held_out = json.loads((Path(models) / "reader.json").read_text()).get("eval_decks") or []
-    except (OSError, ValueError):
-        held_out = []
-    here = set(list_decks())
-    held_out = [d for d in held_out if d in here] or ([COMMITTED_UNSEEN] if held_out and COMMITTED_UNSEEN in here else [])
-    if held_out:
-        return held_out
-    for path in sorted(Path("datasets/generated").glob("*/decks.json")):
-        try:
-            test = json.loads(path.read_text()).get("test") or []
-        except (OSError, ValueError):
-            continue
-        if test:
-            return list(test)
-    return []
 
 
 def soak(cfg, reader, video: Path, minutes: float) -> dict:

@@ -20,9 +20,9 @@ import cv2
 import numpy as np
 
 from kiosk.cards import CLASS_NAMES
-from kiosk.synth.art import deck_info, list_decks
-from kiosk.synth.scenes import DEFAULT_MIX, render_random
-from kiosk.synth.table import RANK_VISIBLE_MIN, VISIBLE_MIN
+from kiosk_lab.synth.art import deck_info, list_decks
+from kiosk_lab.synth.scenes import DEFAULT_MIX, render_random
+from kiosk_lab.synth.table import RANK_VISIBLE_MIN, VISIBLE_MIN
 
 SPLITS = ("train", "val", "test")
 TILE_KEEP = 0.6
@@ -202,7 +202,7 @@ def build(name: str, counts: dict[str, int], seed: int, *, out_root: Path, tile:
           decks: list[str] | None = None, forced: dict[str, list[str]] | None = None,
           size: tuple[int, int] = (1920, 1080), empty_tiles: float = 0.05, camera: dict | None = None,
           log=print) -> dict:
-    """`camera`: settings that every scene's random camera takes (kiosk.synth.camera.CameraParams), e.g.
+    """`camera`: settings that every scene's random camera takes (kiosk_lab.synth.camera.CameraParams), e.g.
     {"background": "cork"} for a set on cork; the cards lie as in the same seed's scenes without it (the
     props drawn on the table may differ)."""
     decks = decks or list_decks()

@@ -35,7 +35,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from kiosk.errors import KioskError
-    from kiosk.vision.quantize import PARTS, agreement, quantize_reader
+    from kiosk_lab.training.quantize import PARTS, agreement, quantize_reader
 
     parts = tuple(p.strip() for p in args.parts.split(",") if p.strip())
     unknown = [p for p in parts if p not in PARTS]

@@ -94,7 +94,7 @@ def plot_precision_recall(m: np.ndarray, labels: list[str], title: str, path: Pa
 
 
 def training_figures(cfg, out: Path, prep_root: Path) -> dict:
-    from kiosk.vision.evaluate import evaluate_scenes, plot_confusion
+    from kiosk_lab.evaluation.evaluate import evaluate_scenes, plot_confusion
     from kiosk.vision.reader import load_reader
 
     figs = out / "figures"

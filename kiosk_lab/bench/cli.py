@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = tuple(ROOT / "datasets" / "real" / "real-photos-ranks" / f"IMG_{n}.JPG" for n in (2385, 2386, 2388))
 PARTS = ("help", "score", "detect", "analyze")
 TARGET_START_S = 0.5
@@ -55,7 +55,7 @@ def timed(args: list[str], pin) -> float:
 
 
 def one_showdown(folder: Path) -> Path:
-    from kiosk.rules.bench import random_showdown
+    from kiosk_lab.bench.rules import random_showdown
 
     path = folder / "showdown.json"
     path.write_text(json.dumps(random_showdown(random.Random(7))))

@@ -28,10 +28,10 @@ import cv2
 import numpy as np
 
 from kiosk.cards import CLASS_NAMES
-from kiosk.synth import backgrounds, distractors
-from kiosk.synth.art import Deck, list_decks, load_deck  # noqa: F401  (list_decks is part of the API)
-from kiosk.synth.camera import CameraParams, homography, photometric
-from kiosk.synth.canvas import Canvas, project
+from kiosk_lab.synth import backgrounds, distractors
+from kiosk_lab.synth.art import Deck, list_decks, load_deck  # noqa: F401  (list_decks is part of the API)
+from kiosk_lab.synth.camera import CameraParams, homography, photometric
+from kiosk_lab.synth.canvas import Canvas, project
 
 VISIBLE_MIN = 0.6  # an index is labelled when at least this share of its box is unoccluded and in frame
 # ... and this share of its rank half too (`rank_half`): a corner showing its suit but not its rank names no card
@@ -347,7 +347,7 @@ def render_table(layout: TableLayout, deck: str, seed: int, camera: dict | None 
     """Render `layout` with deck design `deck`. Same inputs, same pixels.
 
     camera: None for a clean square-on overhead camera; `{"preset": "random"}` for the
-    training mix; single settings as listed in `kiosk.synth.camera`.
+    training mix; single settings as listed in `kiosk_lab.synth.camera`.
     reverse_fan: the share of seats fanned right over left, which hides most indices
     under the next row (default 0.1 with a jittered camera, else 0).
     """

@@ -1,4 +1,4 @@
-"""Detections made from a rendered scene's ground truth (kiosk.synth scene JSON).
+"""Detections made from a rendered scene's ground truth (kiosk_lab.synth scene JSON).
 
 This is test and benchmark *data*, not a stand-in for the detector in the product: it
 turns the exact labels of a rendered frame (visible corner indices, card by card) into
@@ -135,7 +135,7 @@ def play(cfg, segments, noise: Noise | None = None, fps: float = 10.0, seed: int
 
 
 class DemoScenes:
-    """The exact scene of every frame of the built-in demo recording (kiosk.synth.demo).
+    """The exact scene of every frame of the built-in demo recording (kiosk_lab.synth.demo).
 
     The recording is rendered deterministically from its ground truth (table.json: seed,
     deck, fps), so each frame's labels can be rendered again: frame index -> scene JSON.
@@ -143,7 +143,7 @@ class DemoScenes:
     """
 
     def __init__(self, truth: dict):
-        from kiosk.synth import demo
+        from kiosk_lab.synth import demo
 
         self.truth = truth
         self._demo = demo
@@ -156,7 +156,7 @@ class DemoScenes:
         hi, _, state = self.timeline[frame_index % len(self.timeline)]
         key = (hi, tuple(sorted(state.items())))
         if key not in self._cache:
-            from kiosk.synth.table import TableLayout, render_table
+            from kiosk_lab.synth.table import TableLayout, render_table
 
             seats = tuple(x for s, (stage, dealt) in sorted(state.items())
                           if (x := self._demo._seat(self.hands[hi], s, stage, dealt)) is not None)

@@ -32,7 +32,7 @@ import numpy as np
 
 from kiosk.cards import CLASS_NAMES, CardError, parse_card_name
 from kiosk.errors import KioskError
-from kiosk.vision.corner_set import corner_items
+from kiosk_lab.training.corner_set import corner_items
 from kiosk.vision.geometry import box_center, iou
 from kiosk.vision.images import IMAGE_SUFFIXES
 
@@ -303,7 +303,7 @@ def _read_all(reader, items, result: EvalResult, progress=None):
 
 def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None = None, progress=None) -> EvalResult:
     result = EvalResult("scenes", f"{root} [{split}]")
-    from kiosk.vision.prepare import prefer_full
+    from kiosk_lab.training.prepare import prefer_full
 
     items = prefer_full(list(_scene_items(root, split)))
     if limit:

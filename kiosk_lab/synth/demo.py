@@ -19,7 +19,7 @@ import numpy as np
 
 from kiosk.cards import CLASS_NAMES, parse_cards
 from kiosk.rules.ranking import rank_hand
-from kiosk.synth.table import SeatLayout, TableLayout, render_table
+from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
 
 DEMO_CAMERA = {"lighting": 0.18, "noise": 1.5, "blur": 0.5, "felt_colour": (38, 105, 32), "jitter": 0.3}
 # Every seat fans left over right, so each card's index shows (as players lay a readable hand).

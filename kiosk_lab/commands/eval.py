@@ -41,7 +41,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from kiosk.errors import KioskError
-    from kiosk.vision import evaluate
+    from kiosk_lab.evaluation import evaluate
     from kiosk.vision.reader import load_reader
 
     if not args.set.is_dir():
@@ -136,7 +136,7 @@ def _print(result, summary) -> None:
 
 def _by_stage(args, evaluated) -> int:
     from kiosk.vision.reader import load_reader
-    from kiosk.vision.stages import STAGES_OFF, stage_rows
+    from kiosk_lab.evaluation.stages import STAGES_OFF, stage_rows
 
     results = {}
     if not args.json:
@@ -161,6 +161,6 @@ def _by_stage(args, evaluated) -> int:
 
 
 def summary_kind(t, r):
-    from kiosk.vision.evaluate import confusion_kind
+    from kiosk_lab.evaluation.evaluate import confusion_kind
 
     return confusion_kind(t, r)

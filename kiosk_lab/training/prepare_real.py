@@ -1,5 +1,5 @@
 """Real photos in the reader's training (`kiosk train --real DIR`): the train split of a set of corner-labelled
-photos (kiosk.vision.corner_set) as detector images and classifier crops, beside the synthetic ones.
+photos (kiosk_lab.training.corner_set) as detector images and classifier crops, beside the synthetic ones.
 
 Photo-level augmentation keeps the card legible: shadow bands, colour casts, blur, sensor noise, JPEG, and
 scale, down to indices of about 12 px. Never mirrored.
@@ -14,9 +14,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kiosk.vision.corner_set import BACK, corner_items
+from kiosk_lab.training.corner_set import BACK, corner_items
 from kiosk.vision.geometry import index_size, iou, square_crop
-from kiosk.vision.prepare import BG, PrepareConfig, _degrade
+from kiosk_lab.training.prepare import BG, PrepareConfig, _degrade
 
 INDEX_PX = (12.0, 60.0)  # index heights the detector learns from a real photo (log-uniform)
 CROP_COPIES = 12  # jittered crops per real corner

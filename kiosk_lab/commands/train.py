@@ -84,7 +84,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from kiosk.vision import prepare, prepare_real, training
+    from kiosk_lab.training import prepare, prepare_real, train as training
 
     data = args.data
     if args.cut_only and (args.stage != "classifier" or args.crops is not None):
@@ -206,7 +206,7 @@ def run(args) -> int:
     if args.crops is not None and not args.no_eval:
         print(f"[train] no scenes to evaluate on with --crops: kiosk eval SET --models {out}", flush=True)
     elif not args.no_eval:
-        from kiosk.vision import figures
+        from kiosk_lab.evaluation import figures
 
         figures.training_figures(cfg, out, prep_root)
     return 0

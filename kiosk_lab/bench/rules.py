@@ -146,7 +146,7 @@ def command_figures(rng: random.Random, count: int, in_process: float) -> None:
 
 def run(args) -> int:
     if getattr(args, "game", "chinese-poker") == "paigow":
-        from kiosk.paigow.bench import run as run_paigow
+        from kiosk_lab.bench.paigow import run as run_paigow
 
         return run_paigow(args)
     from kiosk.rules.api import score_json

@@ -36,7 +36,7 @@ FRAME = (1920, 1080)
 def calibration_decks(eval_decks, count: int, seed: int) -> list[str]:
     """Designs to calibrate on: any this machine has outside the reader's evaluation designs
     and their families (and outside the committed unseen design `kenney`)."""
-    from kiosk.synth.art import deck_info, list_decks
+    from kiosk_lab.synth.art import deck_info, list_decks
 
     here = list_decks(procedural=True)
     held_out = set(eval_decks) | {"kenney"}
@@ -51,7 +51,7 @@ def calibration_decks(eval_decks, count: int, seed: int) -> list[str]:
 def calibration_data(reader, decks: list[str], frames: int, seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Network inputs (float NCHW: NNCF quantizes the bare models) for the detector, one letterboxed
     frame each, and for the classifier, batches of 64 cuts."""
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.scenes import render_random
     from kiosk.vision.geometry import square_crop
     from kiosk.vision.gaps import gap_boxes
 
@@ -126,11 +126,11 @@ def card_masses(fp32, int8, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def agreement(model_dir: Path, frames: int = 15, seed: int = 7000) -> dict:
     """How the INT8 classifier reads against the FP32 one, on the cuts of cards (FP32 card mass
     >= 0.5) in rendered showdowns of designs the reader never trained on."""
-    from kiosk.synth.scenes import render_random
-    from kiosk.table.bench import _unseen_decks
+    from kiosk_lab.synth.scenes import render_random
+    from kiosk_lab.synth.art import unseen_decks
     from kiosk.vision.reader import load_reader
 
-    decks = _unseen_decks(str(model_dir))
+    decks = unseen_decks(str(model_dir))
     if not decks:
         raise KioskError("no unseen deck design on this machine to compare the readers on")
     fp32, int8 = load_reader(model_dir, "openvino"), load_reader(model_dir, INT8)

@@ -179,7 +179,7 @@ def train_classifier(cfg: TrainConfig, crops: Path) -> Path:
         **_ultra_common(cfg),
     )
     if cfg.teachers:
-        from kiosk.vision.distill import load_teachers, teacher_callback
+        from kiosk_lab.training.distill import load_teachers, teacher_callback
 
         # ultralytics names the classes by the sorted class folders: a teacher of other classes fails before training
         classes = sorted(p.name for p in (Path(crops) / "train").iterdir() if p.is_dir())

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from kiosk.cards import CLASS_NAMES
-from kiosk.synth.art import Deck, load_deck
-from kiosk.synth.camera import CameraParams
-from kiosk.synth.table import (
+from kiosk_lab.synth.art import Deck, load_deck
+from kiosk_lab.synth.camera import CameraParams
+from kiosk_lab.synth.table import (
     Geometry,
     Placement,
     RenderedScene,

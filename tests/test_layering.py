@@ -1,0 +1,74 @@
+"""The runtime (kiosk/) never imports the lab (kiosk_lab/): what `kiosk run` loads holds no training,
+synthetic scenes, evaluation or benches. The one place in kiosk/ that names lab modules is the CLI's
+command table, by module path, imported only when a lab command runs or the overview is shown."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMAND_TABLE = ROOT / "kiosk" / "cli.py"
+
+
+def lab_names(path: Path) -> list[str]:
+    """Each import of kiosk_lab in a file (at any depth, in functions too), and each string naming a lab
+    module (an `importlib.import_module("kiosk_lab...")` in disguise), as `line: text`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names = [node.value]
+        else:
+            continue
+        found += [f"{node.lineno}: {n}" for n in names if n == "kiosk_lab" or n.startswith("kiosk_lab.")]
+    return found
+
+
+def test_no_runtime_module_names_the_lab():
+    offenders = {str(p.relative_to(ROOT)): lab_names(p) for p in sorted((ROOT / "kiosk").rglob("*.py"))
+                 if p != COMMAND_TABLE}
+    assert {p: names for p, names in offenders.items() if names} == {}
+
+
+def test_the_check_finds_an_import_inside_a_function(tmp_path):
+    """The scan above would catch a lab import hidden in a function or a lazy import by name."""
+    sample = tmp_path / "sample.py"
+    sample.write_text("import importlib\n\ndef f():\n    from kiosk_lab.synth import art\n"
+                      "    return importlib.import_module('kiosk_lab.bench.rules')\n")
+    assert lab_names(sample) == ["4: kiosk_lab.synth", "5: kiosk_lab.bench.rules"]
+
+
+def test_the_command_table_names_lab_commands_only_as_strings():
+    assert [n for n in lab_names(COMMAND_TABLE) if "import" in n] == []
+    from kiosk.cli import COMMANDS
+
+    lab = {name for name, module in COMMANDS.items() if module.startswith("kiosk_lab.")}
+    assert lab == {"bench", "eval", "train", "quantize"}
+
+
+RUNTIME = ("kiosk.table.runner", "kiosk.web.app", "kiosk.commands.run", "kiosk.commands.analyze",
+           "kiosk.commands.detect", "kiosk.commands.replay", "kiosk.vision.reader", "kiosk.records.replay",
+           "kiosk.paigow.runner", "kiosk.records.central")
+
+
+def test_what_kiosk_run_loads_holds_no_lab_module():
+    """In a fresh interpreter: `kiosk run --help` and `kiosk analyze --help` parsed, the runner, the web app and
+    the reader imported; no kiosk_lab module is loaded."""
+    code = "\n".join([
+        "import contextlib, importlib, io, sys",
+        "from kiosk.cli import main",
+        "for argv in (['run', '--help'], ['analyze', '--help'], ['score', '--help']):",
+        "    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit): main(argv)",
+        f"for name in {RUNTIME!r}: importlib.import_module(name)",
+        "print([m for m in sys.modules if m == 'kiosk_lab' or m.startswith('kiosk_lab.')])",
+    ])
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert json.loads(run.stdout.strip().splitlines()[-1].replace("'", '"')) == []
