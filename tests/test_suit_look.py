@@ -87,7 +87,7 @@ def test_a_reader_folder_whose_look_is_missing_fails_to_load_with_a_clear_error(
 
     folder = tmp_path / "models"
     shutil.copytree(MODELS, folder,
-                    ignore=shutil.ignore_patterns("phase14", "figures", "MODEL_CARD.md", "index-suits*"))
+                    ignore=shutil.ignore_patterns("figures", "MODEL_CARD.md", "index-suits*"))
     with pytest.raises(KioskError, match="the suit look's weights are missing"):
         load_reader(folder)
 

@@ -113,7 +113,7 @@ def test_a_reading_on_held_out_creature_backs_is_vetoed_and_nothing_else(reader,
     from kiosk_lab.synth.scenes import render_random
 
     monkeypatch.syspath_prepend(str(REPO / "scripts"))
-    from context_crops import on_face_down
+    from kiosk_lab.training.context import on_face_down
 
     procedural_art(make_design(design))
     shot = render_random(kind, f"procedural-{design}", seed, size=(3840, 2160))

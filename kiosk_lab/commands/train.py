@@ -1,6 +1,7 @@
 """`kiosk train`: train the card reader (index detector + index classifier) with ultralytics.
 
     kiosk train --data datasets/generated/<set> [--out models] [--seed 0]
+    kiosk train --stage context --data <set> [--out models]    # the context check, added to a reader folder
 
 Reproducible from the seed (same set + seed + command = same tiles, crops and training
 order). Writes weights, ONNX and OpenVINO exports, `reader.json` and figures into --out;
@@ -29,12 +30,14 @@ def register(subparsers) -> None:
     p.add_argument("--data", type=Path, help="generated data set folder (datasets/generated/<set>)")
     p.add_argument("--crops", type=Path, default=None,
                    help="train the classifier on crops already cut (train/ and val/ folders of class folders, as "
-                        "runs/prep/<name>/cls holds them, or unpacked by scripts/pack_crops.py) instead of --data")
+                        "runs/prep/<name>/cls holds them) instead of --data")
     p.add_argument("--device", default="cpu",
                    help="where ultralytics trains: cpu (default) or a GPU index such as 0")
     p.add_argument("--out", type=Path, default=Path("models"), help="where the weights go (default: models)")
     p.add_argument("--runs", type=Path, default=Path("runs"), help="ultralytics run folder (default: runs)")
-    p.add_argument("--stage", choices=("both", "detector", "classifier"), default="both")
+    p.add_argument("--stage", choices=("both", "detector", "classifier", "context"), default="both",
+                   help="context: the context check (kiosk_lab/training/context.py), cut from the finds of --out's "
+                        "reader on --data's training scenes (or --crops) and added to --out")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--det-epochs", type=int, default=30)
@@ -78,12 +81,22 @@ def register(subparsers) -> None:
     p.add_argument("--cut-only", action="store_true",
                    help="cut the classifier crops into runs/prep/<name>/cls and stop (to train them elsewhere "
                         "with --crops, e.g. on a GPU)")
+    p.add_argument("--context-scenes", type=int, default=600, metavar="N",
+                   help="--stage context: training scenes whose finds are cut (default 600)")
+    p.add_argument("--context-pad", type=float, default=None, metavar="SIDES",
+                   help="--stage context: the cut's side in index long sides (default: the reader's 3.5)")
+    p.add_argument("--context-drop", type=float, default=None, metavar="SHARE",
+                   help="--stage context: the drop line (default: the one in --out's reader.json, else 0.9)")
     p.add_argument("--no-export", action="store_true", help="skip ONNX/OpenVINO exports")
     p.add_argument("--no-eval", action="store_true", help="skip the evaluation on the validation scenes")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    if args.stage == "context":
+        from kiosk_lab.training.context import train_context
+
+        return train_context(args)
     from kiosk_lab.training import prepare, prepare_real, train as training
 
     data = args.data
