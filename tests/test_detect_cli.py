@@ -193,6 +193,32 @@ def test_eval_counts_chinese_poker_showdowns_apart_from_joker_ones(tmp_path):
     assert re.search(r"without a joker \(Chinese Poker's 52 cards\): [01]\.\d{3} \([01]/1\)", run.stdout), run.stdout
 
 
+@pytest.mark.slow
+def test_eval_misses_puts_a_missed_card_down_to_the_classifier(tmp_path):
+    """`kiosk eval --misses`: one face-up card's label is changed to a card the picture does not hold, so no
+    reading names it although the detector finds its index: it is missed, and put down to the classifier (the
+    labelled card is no more than a runner-up on the cut), never to the detector."""
+    from kiosk.cards import CLASS_NAMES
+    from kiosk_lab.synth.dataset import build
+
+    build("ci", {"train": 0, "val": 0, "test": 1}, seed=21, out_root=tmp_path, workers=1,
+          mix={"showdown": 1.0}, forced={"test": ["kenney"]}, log=lambda *_: None)
+    path = next((tmp_path / "ci" / "scenes" / "test").glob("*.json"))
+    scene = json.loads(path.read_text())
+    labelled = [c for c in scene["cards"] if c.get("face_up") and c.get("corners")]
+    absent = next(c for c in CLASS_NAMES if c not in {card["card"] for card in scene["cards"]})
+    labelled[0]["card"] = absent
+    path.write_text(json.dumps(scene))
+    run = kiosk("eval", str(tmp_path / "ci"), "--split", "test", "--misses")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"{len(labelled)} labelled face-up cards" in run.stdout, run.stdout
+    missed = int(re.search(r"missed \(no reading names the card\): (\d+)", run.stdout)[1])
+    assert missed >= 1 and f"{absent} 1" in run.stdout.split("most missed:")[1], run.stdout
+    assert re.search(r"^\s+\d+\s+true card (a runner-up|under 0\.05)$", run.stdout, re.M), run.stdout
+    photos = kiosk("eval", str(REAL), "--misses")
+    assert photos.returncode == 2 and "--misses reads a generated set" in photos.stderr, photos.stderr
+
+
 def test_unknown_folder_and_missing_models_are_clear_errors(tmp_path):
     run = kiosk("eval", str(tmp_path / "nope"))
     assert run.returncode != 0 and "nope" in run.stderr and "Traceback" not in run.stderr

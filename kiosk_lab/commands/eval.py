@@ -33,6 +33,8 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--by-stage", action="store_true",
                    help="read the set once more with each reading stage off and print what each stage moves")
+    p.add_argument("--misses", action="store_true",
+                   help="a generated set: put each missed card down to the stage that lost it (detector or classifier)")
     p.add_argument("--min-precision", type=float, default=None)
     p.add_argument("--min-recall", type=float, default=None)
     p.add_argument("--min-clean", type=float, default=None, help="minimum share of pictures read with no error")
@@ -61,6 +63,8 @@ def run(args) -> int:
 
     if args.by_stage:
         return _by_stage(args, evaluated)
+    if args.misses:
+        return _misses(args, kind)
     reader = load_reader(args.model_dir, backend=args.backend, many_decks=args.many_decks)
     result = evaluated(reader)
     summary = result.to_json()
@@ -157,6 +161,19 @@ def _by_stage(args, evaluated) -> int:
         print(json.dumps(rows, indent=2))
     else:
         print(f"set: {results['all'].source}, {results['all'].images} pictures; each row one stage off")
+    return 0
+
+
+def _misses(args, kind: str) -> int:
+    from kiosk.errors import KioskError
+    from kiosk.vision.reader import load_reader
+    from kiosk_lab.evaluation.misses import miss_causes, print_misses
+
+    if kind != "scenes":
+        raise KioskError(f"--misses reads a generated set's labelled scenes; {args.set} is a folder of photos")
+    reader = load_reader(args.model_dir, backend=args.backend, many_decks=args.many_decks)
+    result = miss_causes(reader, args.set, args.split, args.limit)
+    print_misses(result, f"{args.set.name} [{args.split}], reader {reader.model_version}")
     return 0
 
 
