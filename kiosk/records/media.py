@@ -20,6 +20,7 @@ pipeline with their original timing.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 from dataclasses import dataclass
@@ -103,8 +104,6 @@ def write_unsynced(path: Path, data: bytes) -> None:
 def sync_filesystem(folder: Path) -> None:
     """Flush every file written on `folder`'s filesystem to disk: one syncfs(2) for a batch of files
     instead of two fsyncs each (os.sync() where syncfs is not available)."""
-    import ctypes
-
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         fd = os.open(folder, os.O_RDONLY)

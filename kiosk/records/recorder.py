@@ -39,6 +39,7 @@ from kiosk.records.media import (
     safe_name,
     write_atomic,
 )
+from kiosk.records.retention import prune
 from kiosk.records.store import HandStore
 from kiosk.table.actions import DealerAction
 from kiosk.table.hub import Event, Hub
@@ -357,7 +358,6 @@ class Recorder:
         records = getattr(self.cfg, "records", None)
         if records is None:
             return
-        from kiosk.records.retention import prune
 
         try:
             prune(self.store, records.retention_days, records.disk_budget_mb, time.time(),

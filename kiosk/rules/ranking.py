@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from enum import IntEnum
+from itertools import combinations, combinations_with_replacement
 from typing import Sequence
 
 from kiosk.cards import Card
@@ -140,8 +141,6 @@ def _with_text(rank: HandRank) -> tuple[HandRank, str]:
 
 
 def _build_tables() -> tuple[dict[int, tuple[HandRank, str]], ...]:
-    from itertools import combinations, combinations_with_replacement
-
     plain5: dict[int, tuple[HandRank, str]] = {}
     flush5: dict[int, tuple[HandRank, str]] = {}
     three: dict[int, tuple[HandRank, str]] = {}

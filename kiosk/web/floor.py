@@ -8,6 +8,8 @@ from typing import Any
 
 from flask import Flask, jsonify, redirect, request, url_for
 
+from kiosk.web.review import blueprint as review_blueprint
+
 
 def create_floor_app(store: Any, cfg: Any = None) -> Flask:
     app = Flask(__name__)
@@ -32,7 +34,6 @@ def create_floor_app(store: Any, cfg: Any = None) -> Flask:
             return jsonify(ok=False, error=str(err).strip().splitlines()[0]), 503
         return jsonify(ok=True, tables=tables)
 
-    from kiosk.web.review import blueprint as review_blueprint
 
     app.register_blueprint(review_blueprint, url_prefix="/review")
     return app

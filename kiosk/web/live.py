@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any
 
+from kiosk.paigow.view import paigow_page_state
 from kiosk.table.hub import Event, Hub
 from kiosk.web.state import page_state
 
@@ -165,8 +166,6 @@ class LiveState:
         web = getattr(cfg, "web", None)
         table = getattr(cfg, "table", None)
         if is_paigow(cfg):
-            from kiosk.paigow.view import paigow_page_state
-
             return paigow_page_state(
                 self.verdict, self.phase, hand_id=self.hand_id, table=getattr(table, "name", "table-1"),
                 four_colour=bool(getattr(web, "four_colour", False)), source=self.source,

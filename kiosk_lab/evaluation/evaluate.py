@@ -33,7 +33,7 @@ import numpy as np
 from kiosk.cards import CLASS_NAMES, CardError, parse_card_name
 from kiosk.errors import KioskError
 from kiosk_lab.training.corner_set import corner_items
-from kiosk.vision.geometry import box_center, iou
+from kiosk.vision.geometry import box_center, inside_polygon, iou
 from kiosk.vision.images import IMAGE_SUFFIXES
 
 VOC_RANKS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
@@ -251,7 +251,7 @@ def score_scene(scene: dict, cards, places: Counter | None = None,
             continue
         name = str(cards[i].card)
         under = unlabelled.get(name)
-        if under is not None and _inside(box_center(cards[i].box), under["polygon"]):
+        if under is not None and inside_polygon(box_center(cards[i].box), under["polygon"]):
             del unlabelled[name]  # a second reading of it is an error again
             bonus += 1
         else:
@@ -263,7 +263,7 @@ def score_scene(scene: dict, cards, places: Counter | None = None,
 
 def _top_card(scene: dict, box) -> dict | None:
     """The card on top at the box's centre (scene cards are listed in the order they were laid)."""
-    under = [c for c in scene["cards"] if _inside(box_center(box), c["polygon"])]
+    under = [c for c in scene["cards"] if inside_polygon(box_center(box), c["polygon"])]
     return under[-1] if under else None
 
 
@@ -271,7 +271,7 @@ def extra_place(scene: dict, name: str, box) -> str:
     """Where a reading that matches no labelled index lies: on the card it names (read twice, or at an
     index too covered to be labelled), on a face-down card (a back that pictures cards), on another
     face-up card, or on no card at all (felt, chips, the deck's stub)."""
-    under = [c for c in scene["cards"] if _inside(box_center(box), c["polygon"])]
+    under = [c for c in scene["cards"] if inside_polygon(box_center(box), c["polygon"])]
     if not under:
         return "no card (felt, props, the stub)"
     if any(c.get("face_up", True) and c["card"] == name for c in under):
@@ -279,10 +279,6 @@ def extra_place(scene: dict, name: str, box) -> str:
     if not under[-1].get("face_up", True):  # scene cards are listed in the order they were laid
         return "a face-down card"
     return "another face-up card"
-
-
-def _inside(point, polygon) -> bool:
-    return cv2.pointPolygonTest(np.asarray(polygon, np.float32), (float(point[0]), float(point[1])), False) >= 0
 
 
 def _read_all(reader, items, result: EvalResult, progress=None):

@@ -23,10 +23,9 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.vision.context import CONTEXT_PAD, CONTEXT_SIZE, context_crop
-from kiosk.vision.geometry import box_center
+from kiosk.vision.geometry import box_center, inside_polygon
 from kiosk.vision.reader import load_reader
 from kiosk.vision.settings import read_settings, write_settings
-from kiosk_lab.evaluation.evaluate import _inside
 from kiosk_lab.training.prepare import BG, _degrade, corner_orientations, label_find, load_scene_set
 from kiosk_lab.training.train import CLASSIFIER, TrainConfig, export_model, train_classifier
 
@@ -40,7 +39,7 @@ DEFAULT_DROP = 0.9  # the drop line where the reader folder has none yet
 
 def on_face_down(box, scene) -> bool:
     """Does the box's centre lie on any face-down card of the rendered scene?"""
-    return any(not c.get("face_up", True) and _inside(box_center(box), c["polygon"]) for c in scene["cards"])
+    return any(not c.get("face_up", True) and inside_polygon(box_center(box), c["polygon"]) for c in scene["cards"])
 
 
 def cut_context_crops(data: Path, out: Path, models: Path, scenes: int, seed: int, pad: float) -> dict:
