@@ -13,8 +13,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kiosk.cards import Card, parse_card
+from kiosk.cards import Card, deck, parse_card
+from kiosk.table.hub import Hub
+from kiosk.table.runner import TableRunner
+from kiosk.table.sources import Frame
 from kiosk.vision.detections import CardDetection, Detections
+from kiosk_lab.synth import demo
+from kiosk_lab.synth.table import TableLayout, render_table
 
 
 @dataclass(frozen=True)
@@ -98,8 +103,6 @@ class SceneReader:
 
 def shuffled_deck(seed: int) -> list[str]:
     """The 52 cards in a seeded random order (for laying out test hands)."""
-    from kiosk.cards import deck
-
     cards = [str(c) for c in deck(52)]
     np.random.default_rng(seed).shuffle(cards)
     return cards
@@ -119,10 +122,6 @@ def play(cfg, segments, noise: Noise | None = None, fps: float = 10.0, seed: int
 
     segments: [(RenderedScene, frames), ...]. Returns (runner, hand verdicts, events but frames).
     """
-    from kiosk.table.hub import Hub
-    from kiosk.table.runner import TableRunner
-    from kiosk.table.sources import Frame
-
     timeline = [r for r, count in segments for _ in range(count)]
     reader = SceneReader(lambda i: timeline[i].scene if i < len(timeline) else None, noise, seed)
     frames = (Frame(r.image, i, i / fps, "rendered") for i, r in enumerate(timeline))
@@ -143,8 +142,6 @@ class DemoScenes:
     """
 
     def __init__(self, truth: dict):
-        from kiosk_lab.synth import demo
-
         self.truth = truth
         self._demo = demo
         self.hands = demo.demo_hands(truth["seed"])
@@ -156,8 +153,6 @@ class DemoScenes:
         hi, _, state = self.timeline[frame_index % len(self.timeline)]
         key = (hi, tuple(sorted(state.items())))
         if key not in self._cache:
-            from kiosk_lab.synth.table import TableLayout, render_table
-
             seats = tuple(x for s, (stage, dealt) in sorted(state.items())
                           if (x := self._demo._seat(self.hands[hi], s, stage, dealt)) is not None)
             size = tuple(self.truth["size"])

@@ -10,6 +10,7 @@ in the source and its byte range, so a replay feeds the very frames back through
 pipeline with their original timing.
 
 >>> import numpy as np, tempfile
+>>> from kiosk.vision.images import encode_jpeg
 >>> folder = Path(tempfile.mkdtemp())
 >>> frames = [ClipFrame(i, i / 5, encode_jpeg(np.full((8, 8, 3), 40 * i, np.uint8))) for i in range(3)]
 >>> data, manifest = pack_clip(frames)
@@ -27,13 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-import cv2
 import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.records.chain import bytes_sha256
 from kiosk.records.private import private_dir
-from kiosk.vision.images import decode_jpeg, encode_jpeg
+from kiosk.vision.images import decode_jpeg
 
 TMP_SUFFIX = ".part"
 

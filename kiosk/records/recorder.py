@@ -33,7 +33,6 @@ import numpy as np
 from kiosk.records.media import (
     ClipFrame,
     MediaFile,
-    encode_jpeg,
     pack_clip,
     remove_partial_files,
     safe_name,
@@ -44,6 +43,7 @@ from kiosk.records.store import HandStore
 from kiosk.table.actions import DealerAction
 from kiosk.table.hub import Event, Hub
 from kiosk.table.verdict import Verdict
+from kiosk.vision.images import encode_jpeg
 
 log = logging.getLogger(__name__)
 

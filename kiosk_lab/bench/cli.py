@@ -20,6 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import cv2
+
+from kiosk.errors import KioskError
+from kiosk.table.config import DEMO_RECORDING
+from kiosk_lab.bench.rules import random_showdown
+
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = tuple(ROOT / "datasets" / "real" / "real-photos-ranks" / f"IMG_{n}.JPG" for n in (2385, 2386, 2388))
 PARTS = ("help", "score", "detect", "analyze")
@@ -48,15 +54,11 @@ def timed(args: list[str], pin) -> float:
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - start
     if run.returncode not in (0, 1):  # 1: a hand needs a dealer check, still a finished run
-        from kiosk.errors import KioskError
-
         raise KioskError(f"kiosk {' '.join(args[:1])} failed ({run.returncode}): {run.stderr.strip()[-300:]}")
     return wall
 
 
 def one_showdown(folder: Path) -> Path:
-    from kiosk_lab.bench.rules import random_showdown
-
     path = folder / "showdown.json"
     path.write_text(json.dumps(random_showdown(random.Random(7))))
     return path
@@ -70,13 +72,9 @@ def machine(cores: int | None) -> str:
 
 
 def run(args) -> int:
-    from kiosk.table.config import DEMO_RECORDING
-
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     unknown = [p for p in parts if p not in PARTS]
     if unknown:
-        from kiosk.errors import KioskError
-
         raise KioskError(f"--only: no figure '{unknown[0]}' (choose from {', '.join(PARTS)})")
     pin = _pin(args.cores)
     print(f"machine: {machine(args.cores)}", flush=True)
@@ -95,8 +93,6 @@ def run(args) -> int:
             print(f"kiosk detect, {len(args.photos)} photos: {wall:.1f} s wall, the card reader's loading included",
                   flush=True)
         if "analyze" in parts:
-            import cv2
-
             cap = cv2.VideoCapture(str(DEMO_RECORDING))
             frames, fps = int(cap.get(cv2.CAP_PROP_FRAME_COUNT)), cap.get(cv2.CAP_PROP_FPS) or 1.0
             cap.release()

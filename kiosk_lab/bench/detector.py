@@ -22,7 +22,15 @@ from pathlib import Path
 import numpy as np
 
 from kiosk.errors import KioskError
+from kiosk.vision.backends import INT8
+from kiosk.vision.images import load_image
+from kiosk.vision.model_folder import available_backends, model_version
 from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
+from kiosk.vision.reader import load_reader
+from kiosk.vision.settings import read_settings, write_settings
+from kiosk_lab.synth.art import list_decks
+from kiosk_lab.synth.scenes import render_random
+from kiosk_lab.training.train import CLASSIFIER, DETECTOR, export_model
 
 
 def add_arguments(parser) -> None:
@@ -37,15 +45,8 @@ def add_arguments(parser) -> None:
 
 
 def _frames(args) -> list[np.ndarray]:
-    from kiosk.vision.images import load_image
-
     if args.image:
         return [load_image(p) for p in args.image]
-    try:
-        from kiosk_lab.synth.art import list_decks
-        from kiosk_lab.synth.scenes import render_random
-    except ImportError as err:
-        raise KioskError("no frames to read: pass --image FILE (kiosk_lab.synth is not available)") from err
     decks = list_decks()
     if not decks:
         raise KioskError("no deck art to render frames from: pass --image FILE")
@@ -58,10 +59,6 @@ def _frames(args) -> list[np.ndarray]:
 
 def _model_dir_for(model_dir: Path, backend: str) -> Path:
     """A folder holding the reader in `backend`'s format, exporting it if the folder lacks it."""
-    from kiosk.vision.backends import INT8
-    from kiosk.vision.model_folder import available_backends, model_version
-    from kiosk.vision.settings import read_settings
-
     settings = read_settings(model_dir)
     if backend in available_backends(model_dir, settings):
         return model_dir
@@ -82,9 +79,6 @@ def _model_dir_for(model_dir: Path, backend: str) -> Path:
 def _export(model_dir: Path, settings, cache: Path, backend: str) -> None:
     """The reader's two networks exported to `backend` in `cache`, with a reader.json naming them; the stages'
     networks are not exported: each is read where it lies."""
-    from kiosk.vision.settings import write_settings
-    from kiosk_lab.training.train import CLASSIFIER, DETECTOR, export_model
-
     cache.mkdir(parents=True, exist_ok=True)
     fmt = "onnx" if backend == "onnx" else "openvino"
     det = export_model(model_dir / settings.detector.files["pytorch"], cache, DETECTOR, "detector", (fmt,),
@@ -100,9 +94,6 @@ def _export(model_dir: Path, settings, cache: Path, backend: str) -> None:
 
 def run(args) -> int:
     os.environ["KIOSK_THREADS"] = str(args.threads)
-    from kiosk.vision.backends import INT8
-    from kiosk.vision.reader import load_reader
-    from kiosk.vision.settings import read_settings, write_settings
 
     model_dir = Path(args.model_dir)
     frames = _frames(args)

@@ -15,14 +15,28 @@ Without `--dsn` it starts a throwaway PostgreSQL server (Debian's binaries) in a
 from __future__ import annotations
 
 import multiprocessing
+import os
 import random
+import resource
 import shutil
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from kiosk.records.central_schema import child_columns
+import numpy as np
+
+from kiosk.records.central import CentralStore
+from kiosk.records.central_schema import child_columns, install
+from kiosk.records.media import MediaFile, write_atomic
+from kiosk.records.pg_cluster import TempCluster
+from kiosk.records.shipper import Shipper
+from kiosk.records.store import HandQuery, HandStore
+from kiosk.rules.api import score_json
+from kiosk.table.actions import DealerAction
+from kiosk.table.verdict import CardEvidence, Verdict
+from kiosk.vision.images import encode_jpeg
+from kiosk_lab.bench.rules import random_showdown
 
 TARGET_HANDS_PER_SECOND = 500
 TARGET_LAG_SECONDS = 2.0
@@ -46,18 +60,11 @@ def add_arguments(parser) -> None:
 
 
 def _showdowns(n: int, seed: int) -> list[tuple[dict, dict]]:
-    from kiosk.rules.api import score_json
-    from kiosk_lab.bench.rules import random_showdown
-
     rng = random.Random(seed)
     return [(sd, score_json(sd)) for sd in (random_showdown(rng) for _ in range(n))]
 
 
 def _jpeg(i: int) -> bytes:
-    import numpy as np
-
-    from kiosk.vision.images import encode_jpeg
-
     rng = np.random.default_rng(i)
     image = np.full((180, 320, 3), (30, 90, 30), np.uint8)
     image[40:140, 40:280] = rng.integers(0, 255, (100, 240, 3), dtype=np.uint8)
@@ -66,11 +73,6 @@ def _jpeg(i: int) -> bytes:
 
 def fill_table(db: str, table: str, first: int, count: int, pace: float | None = None, seed: int = 0) -> None:
     """Record `count` hands (a verdict, a dealer correction and a second revision every 10th hand)."""
-    from kiosk.records.media import MediaFile, write_atomic
-    from kiosk.records.store import HandStore
-    from kiosk.table.actions import DealerAction
-    from kiosk.table.verdict import CardEvidence, Verdict
-
     store = HandStore(db)
     if pace is None:
         store._conn().execute("PRAGMA synchronous=OFF")  # generating a backlog; live dealing keeps FULL
@@ -99,9 +101,6 @@ def fill_table(db: str, table: str, first: int, count: int, pace: float | None =
 
 def _ship(db: str, dsn: str, media: str, table: str) -> None:
     """Ship a table's backlog; writes when it began and ended (imports and start-up left out)."""
-    from kiosk.records.shipper import Shipper
-    from kiosk.records.store import HandStore
-
     store = HandStore(db)
     shipper = Shipper(store, dsn, media, table, batch=500)
     started = time.time()
@@ -116,9 +115,6 @@ def _shipping_seconds(dbs) -> float:
 
 
 def _live(db: str, dsn: str, media: str, table: str, first: int, count: int, rate: float, seed: int) -> None:
-    from kiosk.records.shipper import Shipper
-    from kiosk.records.store import HandStore
-
     store = HandStore(db)
     shipper = Shipper(store, dsn, media, table).start()  # the defaults of records.central
     fill_table(db, table, first, count, pace=1.0 / rate, seed=seed)
@@ -143,8 +139,6 @@ def _parallel(target, jobs: list[tuple]) -> float:
 
 
 def run(args) -> int:
-    from kiosk.records.pg_cluster import TempCluster
-
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="kiosk-floor-bench-"))
     cluster = None
     dsn = args.dsn
@@ -170,7 +164,6 @@ def run(args) -> int:
 def _install(dsn: str) -> None:
     import psycopg
 
-    from kiosk.records.central_schema import install
 
     with psycopg.connect(dsn, autocommit=True) as conn:
         install(conn)
@@ -179,9 +172,6 @@ def _install(dsn: str) -> None:
 def _cpu_seconds(cluster) -> tuple[float, float]:
     """CPU seconds so far of this benchmark's child processes (the shippers) and of the PostgreSQL
     server (the postmaster with the backends it reaped, and those alive); the server's is 0 with --dsn."""
-    import os
-    import resource
-
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     server = 0.0
     if cluster is not None:
@@ -294,9 +284,6 @@ def _copy_floor(conn, missing: int) -> None:
 
 
 def _search(args, dsn: str, media: str, tables: list[str], dbs: dict) -> float:
-    from kiosk.records.central import CentralStore
-    from kiosk.records.store import HandQuery
-
     central = CentralStore(dsn, media)
     have = central._conn().execute("SELECT count(*) AS n FROM floor_hands").fetchone()["n"]
     missing = max(0, args.search_hands - have)

@@ -23,6 +23,11 @@ import time
 import traceback
 from pathlib import Path
 
+from kiosk.commands.score import dumps_result, score_one
+from kiosk.jsonstream import JsonInputError, read_items
+from kiosk.parallel import ordered_map
+from kiosk_lab.bench.rules import random_showdown
+
 HOSTILE = [
     0, -1, 1, 2, 99, 100, 10**12, 10**12 + 1, 10**30, int("9" * 4300), -10**30, 1e26, 1e308, -1e308, 1e-300,
     5e-324, 0.001, 0.0009, 0.5, -0.0, float("nan"), float("inf"), float("-inf"), True, False, None, "", "As",
@@ -121,8 +126,6 @@ def mutate_text(text: str, rng: random.Random) -> str:
 
 def check_object(obj: object) -> str:
     """"scored" or "refused"; AssertionError (or whatever escapes) unless `obj` is answered as the contract says."""
-    from kiosk.commands.score import dumps_result, score_one
-
     result = score_one(obj)
     assert isinstance(result, dict), type(result)
     json.loads(dumps_result(result, pretty=False))  # what the command writes is JSON
@@ -136,8 +139,6 @@ def check_object(obj: object) -> str:
 
 def check_text(text: str) -> str:
     """"scored", "refused" (some showdown) or "not JSON"."""
-    from kiosk.jsonstream import JsonInputError, read_items
-
     answers = set()
     try:
         many, items = read_items(io.StringIO(text), "fuzz")
@@ -158,8 +159,6 @@ def add_arguments(parser) -> None:
 
 def fuzz_block(seed: int, count: int, failures_dir: str) -> tuple[dict[str, int], int, float]:
     """`count` inputs from `seed`: (answers by kind, failing inputs, CPU seconds)."""
-    from kiosk_lab.bench.rules import random_showdown
-
     rng = random.Random(seed)
     bases = [random_showdown(rng) for _ in range(200)]
     answers: dict[str, int] = {}
@@ -187,8 +186,6 @@ def _block(args_tuple):
 
 
 def run(args) -> int:
-    from kiosk.parallel import ordered_map
-
     block = 50_000
     blocks = [(args.seed * 1_000_003 + b, min(block, args.count - b * block), args.failures)
               for b in range((args.count + block - 1) // block)]

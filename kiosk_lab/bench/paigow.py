@@ -14,6 +14,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from kiosk.cards import deck
+from kiosk.commands.score import score_one
 from kiosk.paigow.houseway import FOXWOODS, set_by_house_way
 from kiosk.paigow.setting import Setting
 
@@ -60,8 +61,6 @@ def _rate(fn, items, seconds: float) -> tuple[float, int]:
 
 
 def _tables_worker(job: tuple[int, int, float]) -> tuple[int, float]:
-    from kiosk.commands.score import score_one
-
     seed, pool, seconds = job
     rng = random.Random(seed)
     tables = [random_table(rng) for _ in range(pool)]
@@ -74,8 +73,6 @@ def _tables_worker(job: tuple[int, int, float]) -> tuple[int, float]:
 
 
 def run(args) -> int:
-    from kiosk.commands.score import score_one
-
     rng = random.Random(args.seed)
     pool = max(1, args.pool)
     print(f"kiosk bench rules --game paigow: {pool} random tables and {pool * 4} 7-card hands (seed {args.seed})")

@@ -17,8 +17,10 @@ verdict, in video time, plus the processing time of the deciding frame.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
+import resource
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -26,9 +28,19 @@ from pathlib import Path
 import numpy as np
 
 from kiosk.errors import KioskError
+from kiosk.records.recorder import JPEG_QUALITY
+from kiosk.table.config import DEMO_RECORDING, frame_size_problem, load_config
+from kiosk.table.hub import Hub
+from kiosk.table.layout import TableGeometry
+from kiosk.table.runner import TableRunner
+from kiosk.table.snapshot import anchor, place_cards
+from kiosk.table.sources import Frame, open_source
 from kiosk.vision.detections import Detections
 from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
-from kiosk_lab.synth.art import complete_deck, unseen_decks
+from kiosk.vision.reader import load_reader
+from kiosk_lab.groundtruth import DemoScenes, Noise, SceneReader, set_hands, shuffled_deck
+from kiosk_lab.synth.art import complete_deck, list_decks, unseen_decks
+from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
 
 RENDERED_SIZE = (1920, 1080)
 
@@ -82,7 +94,6 @@ def rss_mb() -> float:
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
-    import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -109,8 +120,6 @@ class TimedReader:
 
 def _reader(args, truth_scenes):
     if args.truth:
-        from kiosk_lab.groundtruth import SceneReader
-
         if truth_scenes is None:
             raise KioskError("--truth needs the demo recording (its table.json holds the labels)")
         fps = truth_scenes.truth["fps"]
@@ -124,7 +133,6 @@ def _reader(args, truth_scenes):
         torch.set_num_threads(args.threads)
     except Exception:  # noqa: BLE001 - torch is optional for onnx/openvino backends
         pass
-    from kiosk.vision.reader import load_reader
 
     reader = load_reader(args.models, args.backend)
     return reader, f"card reader {reader.model_version} ({reader.backend})"
@@ -135,12 +143,6 @@ def _pct(values, q):
 
 
 def run(args) -> int:
-    from kiosk.table.config import DEMO_RECORDING, load_config
-    from kiosk_lab.groundtruth import DemoScenes
-    from kiosk.table.hub import Hub
-    from kiosk.table.runner import TableRunner
-    from kiosk.table.sources import open_source
-
     cfg = load_config(args.config)
     video = Path(args.video) if args.video else DEMO_RECORDING
     truth = None
@@ -155,7 +157,6 @@ def run(args) -> int:
     timed = TimedReader(reader)
     figures: dict = {"video": str(video), "reader": reader_name, "cpu_threads": args.threads,
                      "cores": os.cpu_count()}
-    from kiosk.records.recorder import JPEG_QUALITY
 
     quality = None if args.no_record else JPEG_QUALITY
     print(f"pipeline benchmark: {video} ({reader_name}), {os.cpu_count()} CPU cores"
@@ -297,9 +298,6 @@ class _WithoutSeat:
         self.takes_still = getattr(reads, "takes_still", False)
 
     def read(self, *args, **kwargs) -> Detections:
-        from kiosk.table.layout import TableGeometry
-        from kiosk.table.snapshot import anchor, place_cards
-
         got = self.reads.read(*args, **kwargs)
         geometry = TableGeometry.from_config(self.cfg, got.image_size)
         placed = place_cards(geometry, [anchor(geometry, d) for d in got.cards])
@@ -338,15 +336,6 @@ def rendered_accuracy(cfg, reader, hands: int, frames_per_hand: int, seed: int =
     removed; the other three seats judged (where the deck on the table can no longer check every card).
     `size`: the camera's resolution (default 1920x1080); the felt fills the frame either way.
     """
-    from kiosk_lab.groundtruth import Noise, SceneReader
-
-    from kiosk_lab.synth.art import list_decks
-    from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
-    from kiosk_lab.groundtruth import set_hands, shuffled_deck
-    from kiosk.table.hub import Hub
-    from kiosk.table.runner import TableRunner
-    from kiosk.table.sources import Frame
-
     decks = [d for d in (decks or unseen_decks() or list_decks()) if complete_deck(d)]
     exact = in_order = wrong = unsure = hidden = 0
     misses = []
@@ -423,8 +412,6 @@ def frame_size(text: str) -> tuple[int, int]:
     >>> frame_size("3840x2160")
     (3840, 2160)
     """
-    from kiosk.table.config import frame_size_problem
-
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
@@ -482,12 +469,6 @@ def differences(got: list[dict], want: list[dict]) -> list[str]:
 
 def soak(cfg, reader, video: Path, minutes: float) -> dict:
     """Run `minutes` of looped video through the pipeline; print RSS at start, along the way, at the end."""
-    import gc
-
-    from kiosk.table.hub import Hub
-    from kiosk.table.runner import TableRunner
-    from kiosk.table.sources import open_source
-
     source = open_source(video, loop=True)
     fps = getattr(source, "fps", 25.0)
     total = int(minutes * 60 * fps)

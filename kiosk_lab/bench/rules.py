@@ -10,13 +10,24 @@ objects the table pipeline sends, so the figure covers parsing, scoring and sett
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import resource
+import subprocess
+import sys
+import tempfile
 import time
 from itertools import combinations
 
 from kiosk.cards import Card, deck
+from kiosk.parallel import default_jobs
+from kiosk.rules.api import score_json
+from kiosk.rules.naturals import bench_naturals
 from kiosk.rules.ranking import rank_hand
+from kiosk.rules.scoring import score_showdown
+from kiosk.rules.showdown import parse_showdown
+from kiosk_lab.bench.paigow import run as run_paigow
 
 TARGET_PER_SECOND = 20_000  # in-process, one core
 TARGET_COMMAND_PER_SECOND = 5_000  # through `kiosk score` on a 10,000-showdown file, start-up subtracted
@@ -101,10 +112,6 @@ def _rate(fn, items, seconds: float) -> tuple[float, float, int]:
 
 def _timed_command(path: str) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds of it and its workers, peak RSS in KB) of `kiosk score FILE`."""
-    import resource
-    import subprocess
-    import sys
-
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "kiosk", "score", path], stdout=subprocess.DEVNULL,
@@ -119,11 +126,6 @@ def _timed_command(path: str) -> tuple[float, float, int]:
 
 def command_figures(rng: random.Random, count: int, in_process: float) -> None:
     """`kiosk score` as a user runs it, on a file of `count` showdowns, start-up subtracted."""
-    import json
-    import tempfile
-
-    from kiosk.parallel import default_jobs
-
     with tempfile.TemporaryDirectory() as tmp:
         big, one = os.path.join(tmp, "many.json"), os.path.join(tmp, "one.json")
         with open(big, "w") as out:
@@ -146,13 +148,7 @@ def command_figures(rng: random.Random, count: int, in_process: float) -> None:
 
 def run(args) -> int:
     if getattr(args, "game", "chinese-poker") == "paigow":
-        from kiosk_lab.bench.paigow import run as run_paigow
-
         return run_paigow(args)
-    from kiosk.rules.api import score_json
-    from kiosk.rules.naturals import bench_naturals
-    from kiosk.rules.scoring import score_showdown
-    from kiosk.rules.showdown import parse_showdown
 
     rng = random.Random(args.seed)
     print(f"kiosk bench rules: one thread (one core); generating {args.pool} random 4-seat showdowns (seed {args.seed}) ...")

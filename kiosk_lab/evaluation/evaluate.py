@@ -32,9 +32,10 @@ import numpy as np
 
 from kiosk.cards import CLASS_NAMES, CardError, parse_card_name
 from kiosk.errors import KioskError
-from kiosk_lab.training.corner_set import corner_items
 from kiosk.vision.geometry import box_center, inside_polygon, iou
 from kiosk.vision.images import IMAGE_SUFFIXES
+from kiosk_lab.training.corner_set import corner_items
+from kiosk_lab.training.prepare import prefer_full
 
 VOC_RANKS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 
@@ -299,7 +300,6 @@ def _read_all(reader, items, result: EvalResult, progress=None):
 
 def evaluate_scenes(reader, root: Path, split: str = "test", limit: int | None = None, progress=None) -> EvalResult:
     result = EvalResult("scenes", f"{root} [{split}]")
-    from kiosk_lab.training.prepare import prefer_full
 
     items = prefer_full(list(_scene_items(root, split)))
     if limit:

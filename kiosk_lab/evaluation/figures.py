@@ -16,6 +16,8 @@ import cv2
 import numpy as np
 
 from kiosk.cards import CLASS_NAMES
+from kiosk.vision.reader import load_reader
+from kiosk_lab.evaluation.evaluate import evaluate_scenes, plot_confusion
 
 LABELS = list(CLASS_NAMES) + ["bg"]
 
@@ -94,9 +96,6 @@ def plot_precision_recall(m: np.ndarray, labels: list[str], title: str, path: Pa
 
 
 def training_figures(cfg, out: Path, prep_root: Path) -> dict:
-    from kiosk_lab.evaluation.evaluate import evaluate_scenes, plot_confusion
-    from kiosk.vision.reader import load_reader
-
     figs = out / "figures"
     figs.mkdir(parents=True, exist_ok=True)
     for run, src, dst in (

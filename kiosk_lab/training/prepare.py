@@ -22,6 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from kiosk.cards import CLASS_NAMES
 from kiosk.errors import KioskError
 from kiosk.vision.geometry import box_center, index_size, iou, orientation_of, square_crop
 
@@ -360,6 +361,4 @@ def prepare_classifier(root: Path, out: Path, cfg: PrepareConfig, progress=print
 
 def all_classifier_labels() -> list[str]:
     """Every label the classifier knows: 53 cards x 4 orientations, and `bg`."""
-    from kiosk.cards import CLASS_NAMES
-
     return [f"{c}.{k}" for c in CLASS_NAMES for k in range(4)] + [BG]

@@ -14,8 +14,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kiosk_lab.training.corner_set import BACK, corner_items
 from kiosk.vision.geometry import index_size, iou, square_crop
+from kiosk_lab.training.corner_set import BACK, corner_items
 from kiosk_lab.training.prepare import BG, PrepareConfig, _degrade
 
 INDEX_PX = (12.0, 60.0)  # index heights the detector learns from a real photo (log-uniform)

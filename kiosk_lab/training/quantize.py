@@ -18,6 +18,12 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.vision.backends import INT8, to_tensor
+from kiosk.vision.gaps import gap_boxes
+from kiosk.vision.geometry import square_crop
+from kiosk.vision.reader import load_reader
+from kiosk.vision.settings import read_settings, write_settings
+from kiosk_lab.synth.art import deck_info, list_decks, unseen_decks
+from kiosk_lab.synth.scenes import render_random
 
 PARTS = ("classifier", "detector")
 # The detector stays FP32 by default: quantized (even only its backbone) its boxes moved by ~5 px,
@@ -36,8 +42,6 @@ FRAME = (1920, 1080)
 def calibration_decks(eval_decks, count: int, seed: int) -> list[str]:
     """Designs to calibrate on: any this machine has outside the reader's evaluation designs
     and their families (and outside the committed unseen design `kenney`)."""
-    from kiosk_lab.synth.art import deck_info, list_decks
-
     here = list_decks(procedural=True)
     held_out = set(eval_decks) | {"kenney"}
     families = {deck_info(d).get("family", d) for d in held_out.intersection(here)}
@@ -51,10 +55,6 @@ def calibration_decks(eval_decks, count: int, seed: int) -> list[str]:
 def calibration_data(reader, decks: list[str], frames: int, seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Network inputs (float NCHW: NNCF quantizes the bare models) for the detector, one letterboxed
     frame each, and for the classifier, batches of 64 cuts."""
-    from kiosk_lab.synth.scenes import render_random
-    from kiosk.vision.geometry import square_crop
-    from kiosk.vision.gaps import gap_boxes
-
     det_inputs, cuts = [], []
     in_h, in_w = reader.finder.input_hw
     for i in range(frames):
@@ -80,8 +80,6 @@ def quantize_reader(model_dir: Path, parts=DEFAULT_PARTS, frames: int = 48, seed
     import nncf
     import openvino as ov
 
-    from kiosk.vision.reader import load_reader
-    from kiosk.vision.settings import read_settings, write_settings
 
     model_dir = Path(model_dir)
     settings = read_settings(model_dir)
@@ -126,10 +124,6 @@ def card_masses(fp32, int8, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def agreement(model_dir: Path, frames: int = 15, seed: int = 7000) -> dict:
     """How the INT8 classifier reads against the FP32 one, on the cuts of cards (FP32 card mass
     >= 0.5) in rendered showdowns of designs the reader never trained on."""
-    from kiosk_lab.synth.scenes import render_random
-    from kiosk_lab.synth.art import unseen_decks
-    from kiosk.vision.reader import load_reader
-
     decks = unseen_decks(str(model_dir))
     if not decks:
         raise KioskError("no unseen deck design on this machine to compare the readers on")

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from kiosk.errors import KioskError
 from kiosk.vision.backends import cpu_threads
-from kiosk.vision.settings import READER_JSON, merged, parse_settings, write_settings
 from kiosk.vision.finder import DET_INPUT  # the size the detector is exported for: the size it reads at
+from kiosk.vision.settings import READER_JSON, merged, parse_settings, write_settings
+from kiosk_lab.training.distill import load_teachers, teacher_callback
 
 # No hub access on the kiosk or in CI: never let ultralytics try the network.
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -179,8 +180,6 @@ def train_classifier(cfg: TrainConfig, crops: Path) -> Path:
         **_ultra_common(cfg),
     )
     if cfg.teachers:
-        from kiosk_lab.training.distill import load_teachers, teacher_callback
-
         # ultralytics names the classes by the sorted class folders: a teacher of other classes fails before training
         classes = sorted(p.name for p in (Path(crops) / "train").iterdir() if p.is_dir())
         teachers = load_teachers(tuple(Path(t) for t in cfg.teachers), dict(enumerate(classes)))
