@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from kiosk.errors import KioskError
 from kiosk.vision.backends import cpu_threads
 from kiosk.vision.finder import DET_INPUT  # the size the detector is exported for: the size it reads at
@@ -85,7 +87,6 @@ def detector_yaml(name: str, runs: Path) -> str:
     """A model .yaml ultralytics can build: a stock name, or one of our narrow scales."""
     if name not in SCALES:
         return name
-    import yaml
     from ultralytics.utils import ROOT
 
     cfg = yaml.safe_load((ROOT / "cfg" / "models" / "11" / "yolo11.yaml").read_text())
