@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kiosk.errors import KioskError  # noqa: E402
-from kiosk.vision.evaluate import tally  # noqa: E402
+from kiosk_lab.evaluation.evaluate import tally  # noqa: E402
 from kiosk.vision.partners import disagreeing_partners  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
 from setting_table import print_changes, read_pictures  # noqa: E402

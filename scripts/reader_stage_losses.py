@@ -20,7 +20,7 @@ import cv2
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kiosk.errors import KioskError  # noqa: E402
-from kiosk.vision.evaluate import _scene_items, score_scene  # noqa: E402
+from kiosk_lab.evaluation.evaluate import _scene_items, score_scene  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import cv2
 
-from kiosk.vision.evaluate import _scene_items
-from kiosk.vision.prepare import prefer_full
+from kiosk_lab.evaluation.evaluate import _scene_items
+from kiosk_lab.training.prepare import prefer_full
 
 
 def read_pictures(reader, root: Path) -> Iterator[tuple]:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import cv2
 
-from kiosk.vision.evaluate import _scene_items, score_scene
-from kiosk.vision.prepare import prefer_full
+from kiosk_lab.evaluation.evaluate import _scene_items, score_scene
+from kiosk_lab.training.prepare import prefer_full
 from kiosk.vision.pipeline import Look, cards_at
 from kiosk.vision.reader import load_reader
 from kiosk.vision.still import AS_FOUND

@@ -104,7 +104,7 @@ def train(data: Path, epochs: int, seed: int) -> Path:
 
 
 def reader_folder(look: Look, weights: Path) -> None:
-    from kiosk.vision.training import export_model
+    from kiosk_lab.training.train import export_model
 
     shutil.rmtree(look.out, ignore_errors=True)
     shutil.copytree("models", look.out,

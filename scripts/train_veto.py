@@ -52,8 +52,8 @@ def run(*args: str) -> None:
 
 
 def ninth_generation() -> None:
-    from kiosk.synth.art import list_decks
-    from kiosk.synth.dataset import build
+    from kiosk_lab.synth.art import list_decks
+    from kiosk_lab.synth.dataset import build
 
     missing = [d for d in NINTH + NINTH_HELD_OUT if d not in list_decks(procedural=True)]
     if missing:

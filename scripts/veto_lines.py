@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kiosk.errors import KioskError  # noqa: E402
-from kiosk.vision.evaluate import tally as count  # noqa: E402
+from kiosk_lab.evaluation.evaluate import tally as count  # noqa: E402
 from kiosk.vision.partners import disagreeing_partners, index_turns  # noqa: E402
 from kiosk.vision.pipeline import veto_background  # noqa: E402
 from kiosk.vision.reader import load_reader  # noqa: E402

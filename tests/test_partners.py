@@ -34,7 +34,7 @@ def test_the_shipped_reader_drops_a_disagreeing_partner_and_is_another_version_w
 
 def _misprint(deck, card: str, other: str):
     """`deck` with `card` printed with `other`'s second index (the one farther from the top left)."""
-    from kiosk.synth.art import CardArt
+    from kiosk_lab.synth.art import CardArt
 
     face, donor = deck.cards[card], deck.cards[other]
     x1, y1, x2, y2 = (int(round(v)) for v in max(face.index, key=lambda b: b[0] + b[1]))
@@ -47,9 +47,9 @@ def _misprint(deck, card: str, other: str):
 def misprint():
     """A 6h printed with a Qc's second index, beside seven well printed cards (a 5h's index would merge with the
     6h's: its reading has the 6h second)."""
-    from kiosk.synth.art import load_deck
-    from kiosk.synth.camera import CameraParams
-    from kiosk.synth.table import Placement, render_placements
+    from kiosk_lab.synth.art import load_deck
+    from kiosk_lab.synth.camera import CameraParams
+    from kiosk_lab.synth.table import Placement, render_placements
 
     deck = _misprint(load_deck("kenney"), "6h", "Qc")
     places = [Placement(n, (260.0 + 280 * (i % 4), 300.0 + 420 * (i // 4)), float(np.random.default_rng(i).normal(0, 4)),

@@ -46,7 +46,7 @@ def test_recoloured_crops_no_longer_tell_red_ink_from_black():
     """`--recolour` crops teach suits by shape: a red and a black pip of one shape look alike."""
     import random
 
-    from kiosk.vision.prepare import recolour_ink
+    from kiosk_lab.training.prepare import recolour_ink
 
     paper = np.full((32, 32, 3), (225, 235, 240), np.uint8)
     red, black = paper.copy(), paper.copy()
@@ -68,7 +68,7 @@ def test_scoring_matches_a_reading_to_a_label_of_its_own_card_first():
     extra Qd (none right), as detection benchmarks match by class first."""
     from kiosk.cards import parse_card
     from kiosk.vision.detections import CardDetection
-    from kiosk.vision.evaluate import score_scene
+    from kiosk_lab.evaluation.evaluate import score_scene
 
     scene = {"cards": [{"card": "Qd", "polygon": [[0, 0], [60, 0], [60, 90], [0, 90]],
                         "corners": [[2, 2, 14, 26]], "face_up": True}]}
@@ -86,7 +86,7 @@ def test_scoring_matches_a_reading_off_the_index_box_by_the_card_it_lies_on_top_
     label of its card was already read, it stays an extra reading and the card missed."""
     from kiosk.cards import parse_card
     from kiosk.vision.detections import CardDetection
-    from kiosk.vision.evaluate import score_scene
+    from kiosk_lab.evaluation.evaluate import score_scene
 
     square = lambda x, y: [[x, y], [x + 60, y], [x + 60, y + 90], [x, y + 90]]  # noqa: E731
     joker = {"card": "Jk", "polygon": square(0, 0), "corners": [[2, 2, 14, 26]], "face_up": True}
@@ -108,7 +108,7 @@ def test_scoring_matches_a_reading_off_the_index_box_by_the_card_it_lies_on_top_
 def test_scoring_counts_a_right_reading_of_an_unlabelled_card_apart_and_only_once():
     from kiosk.cards import parse_card
     from kiosk.vision.detections import CardDetection
-    from kiosk.vision.evaluate import score_scene
+    from kiosk_lab.evaluation.evaluate import score_scene
 
     square = lambda x, y: [[x, y], [x + 60, y], [x + 60, y + 90], [x, y + 90]]  # noqa: E731
     scene = {"cards": [
@@ -395,7 +395,7 @@ def test_bad_frame_is_a_clear_error(reader):
 def test_reading_at_four_quarter_turns_reads_a_turned_cut_as_the_same_card(reader, showdown):
     """`four_turns` averages the cut read at every quarter turn, so turning the cut only
     moves its orientation class (k -> k-1 for a turn counter-clockwise); one pass is no such average."""
-    from kiosk.vision.prepare import corner_orientations
+    from kiosk_lab.training.prepare import corner_orientations
 
     boxes = [box for card in showdown.scene["cards"] for box, _k in corner_orientations(card)][:12]
     crops = np.stack([square_crop(showdown.image, b, reader.cls_size) for b in boxes])
@@ -416,7 +416,7 @@ def test_cuts_larger_than_the_input_are_shrunk_with_an_area_filter(reader, showd
     is shrunk with an area filter; resampled bilinearly it would alias (4K tables: docs/pipeline.md)."""
     import cv2
 
-    from kiosk.vision.prepare import corner_orientations
+    from kiosk_lab.training.prepare import corner_orientations
 
     big = cv2.resize(showdown.image, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)  # as a 4K camera
     boxes = [tuple(2 * v for v in box) for card in showdown.scene["cards"] for box, _k in corner_orientations(card)][:8]
@@ -433,7 +433,7 @@ def test_recheck_reads_only_the_doubtful_cuts_again_at_other_zooms(reader, showd
     """`recheck_zooms` (single pictures): a cut whose best card is under its `below` is read again
     at each zoom and the answers averaged; a sure cut keeps its one reading. Camera frames are not
     rechecked (the table pipeline votes over frames instead)."""
-    from kiosk.vision.prepare import corner_orientations
+    from kiosk_lab.training.prepare import corner_orientations
 
     boxes = [box for card in showdown.scene["cards"] for box, _k in corner_orientations(card)][:12]
     # Half an index off: cuts the classifier is less sure of.
@@ -459,7 +459,7 @@ def test_recheck_reads_only_the_doubtful_cuts_again_at_other_zooms(reader, showd
 def test_reads_a_rendered_showdown_of_an_unseen_deck(reader, showdown):
     """The shipped model read 28 of this scene's 38 readable cards right (MODEL_CARD: recall ~0.72-0.96
     on unseen designs); the gate sits below with a margin, it guards against a broken reader."""
-    from kiosk.vision.evaluate import score_scene
+    from kiosk_lab.evaluation.evaluate import score_scene
 
     dets = reader.read(showdown.image, frame_index=7, timestamp=1.5, source="synthetic")
     assert dets.image_size == (1920, 1080) and dets.frame_index == 7 and dets.source == "synthetic"
@@ -479,7 +479,7 @@ def _print_four_aces(scene, image: np.ndarray, share: float) -> tuple[np.ndarray
     scene's card height, printed on free felt; returns the picture and where the aces lie."""
     import cv2
 
-    from kiosk.synth.art import load_deck
+    from kiosk_lab.synth.art import load_deck
 
     polygons = [np.asarray(c["polygon"], np.float32) for c in scene["cards"]]
     card_height = float(np.median([max(cv2.minAreaRect(p)[1]) for p in polygons]))
@@ -609,7 +609,7 @@ def test_the_turned_look_adds_only_readings_sure_enough_to_report(reader):
     and they took cards from right readings (kenney-val: 8 wrong readings and 26 missed with them, 6 and 25
     without; `turned_sure`, docs/detector.md). A 4K kenney showdown whose turned look reads two cards weakly."""
 
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.scenes import render_random
 
     scene = render_random("showdown", "kenney", seed=4243, size=(3840, 2160))
 
@@ -635,7 +635,7 @@ def test_the_turned_look_adds_readings_only_from_its_own_line(reader, photo):
     photos' turned looks read a card at 0.6-0.7 that no labelled card bears out; from the line they add none
     of them, and every rank read right before is read right still."""
 
-    from kiosk.vision.evaluate import _voc_items, match_ranks
+    from kiosk_lab.evaluation.evaluate import _voc_items, match_ranks
     from kiosk.vision.geometry import box_center
     from kiosk.vision.images import load_image
 
@@ -669,7 +669,7 @@ def test_cards_turned_about_45_degrees_are_read_in_the_turned_look(reader, photo
     the test above.)"""
     import cv2
 
-    from kiosk.vision.evaluate import _voc_items
+    from kiosk_lab.evaluation.evaluate import _voc_items
 
     real = REPO / "datasets" / "real" / "real-photos-ranks"
     labels = next(sorted(rank for rank, _ in boxes) for path, boxes, _ in _voc_items(real) if path.name == photo)
@@ -710,16 +710,16 @@ def test_an_index_missed_in_a_fanned_row_is_read_in_the_gap_and_never_made_sure(
     """kiosk.vision.gaps: take a found index out of the middle of a fanned row (as if the detector had
     missed it); the reader looks where the row's step puts it, reads the same card there, and that
     card's confidence stays under the table's doubtful line (a filled gap always asks the dealer)."""
-    from kiosk.synth.table import SeatLayout, TableLayout, render_table
-    from kiosk.table.bench import _unseen_decks
+    from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
+    from kiosk_lab.synth.art import unseen_decks
     from kiosk.table.config import Stabilizer
-    from kiosk.table.groundtruth import set_hands, shuffled_deck
+    from kiosk_lab.groundtruth import set_hands, shuffled_deck
     from kiosk.vision.gaps import gap_boxes
     from kiosk.vision.geometry import iou
 
     layout = set_hands(shuffled_deck(7))
     scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in layout.items())),
-                         _unseen_decks(str(MODELS))[0], 7, {"preset": "random", "perspective": 0.03, "rotation": 3.0,
+                         unseen_decks(str(MODELS))[0], 7, {"preset": "random", "perspective": 0.03, "rotation": 3.0,
                                                             "hands": 0, "card_height": 110}, reverse_fan=0.0)
     h, w = scene.image.shape[:2]
     found = reader.find_indices(scene.image, (0, 0, w, h))

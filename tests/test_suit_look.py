@@ -47,7 +47,7 @@ def test_the_look_tells_clubs_from_spades_on_a_design_the_reader_never_trained_o
     """Each labelled club and spade index of a rendered showdown, given to the look with the classifier's two
     shares the wrong way round (0.42 for the true suit, 0.48 for the other): the look turns them right."""
     from kiosk.vision.merge import Corner
-    from kiosk.vision.prepare import corner_orientations
+    from kiosk_lab.training.prepare import corner_orientations
 
     corners, truth = [], []
     for card in showdown.scene["cards"]:
@@ -87,7 +87,7 @@ def test_a_reader_folder_whose_look_is_missing_fails_to_load_with_a_clear_error(
 
     folder = tmp_path / "models"
     shutil.copytree(MODELS, folder,
-                    ignore=shutil.ignore_patterns("phase14", "figures", "MODEL_CARD.md", "index-suits*"))
+                    ignore=shutil.ignore_patterns("figures", "MODEL_CARD.md", "index-suits*"))
     with pytest.raises(KioskError, match="the suit look's weights are missing"):
         load_reader(folder)
 

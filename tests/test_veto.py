@@ -53,7 +53,7 @@ def test_a_missing_veto_file_is_a_clear_error_when_the_reader_loads(tmp_path):
 
 def test_the_veto_reads_with_its_own_weights_not_the_classifiers(reader, tmp_path):
     """The same cuts read by the veto and by the classifier give other probabilities: the veto is its own network."""
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.scenes import render_random
 
     shot = render_random("showdown", "kenney", seed=4242, size=(1920, 1080))
     boxes = [c.box for c in reader.read_picture(shot.image).cards[:8]]
@@ -109,11 +109,11 @@ def test_a_reading_on_held_out_creature_backs_is_vetoed_and_nothing_else(reader,
     that reading, and every other reading stays as it was. (The picture is read as the set stored it, JPEG at 92.)"""
     import cv2
 
-    from kiosk.synth.procedural import make_design
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.procedural import make_design
+    from kiosk_lab.synth.scenes import render_random
 
     monkeypatch.syspath_prepend(str(REPO / "scripts"))
-    from context_crops import on_face_down
+    from kiosk_lab.training.context import on_face_down
 
     procedural_art(make_design(design))
     shot = render_random(kind, f"procedural-{design}", seed, size=(3840, 2160))
@@ -151,7 +151,7 @@ def test_veto_lines_scores_each_line_as_eval_does_and_refuses_a_reader_without_a
                                                                                       capsys):
     """scripts/veto_lines.py: a reading goes at a line where its least background share reaches it (jokers spared), and
     the picture is scored as `kiosk eval` scores it; a reader folder without a veto is a clear error, exit 1."""
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.scenes import render_random
 
     monkeypatch.syspath_prepend(str(REPO / "scripts"))
     import veto_lines

@@ -109,8 +109,8 @@ def test_a_rendered_showdown_reads_cards_only_the_whole_deck_finds():
     settling, and the classifier's own reading of its index comes back among the cards left. One, the Tc, lies where
     the next card covers most of its rank, which since 2026-12-06 is not labelled (`RANK_VISIBLE_MIN`): read right
     there, it is no error (`unlabelled right`), as `kiosk eval` scores it."""
-    from kiosk.synth.scenes import render_random
-    from kiosk.vision.evaluate import score_scene
+    from kiosk_lab.synth.scenes import render_random
+    from kiosk_lab.evaluation.evaluate import score_scene
     from kiosk.vision.reader import load_reader
 
     reader = load_reader(MODELS)
@@ -137,8 +137,8 @@ def test_an_index_merged_into_a_neighbours_reading_comes_back_as_its_own_card():
     neighbour its own index; with `misjoined` off the card stays unread."""
     from dataclasses import replace
 
-    from kiosk.synth.scenes import render_random
-    from kiosk.vision.evaluate import score_scene
+    from kiosk_lab.synth.scenes import render_random
+    from kiosk_lab.evaluation.evaluate import score_scene
     from kiosk.vision.pipeline import PictureLook, whole_deck
     from kiosk.vision.reader import load_reader
 

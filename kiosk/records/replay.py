@@ -20,12 +20,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from pydantic import ValidationError
+
 from kiosk.errors import KioskError
+from kiosk.paigow.judge import paigow_config_of
+from kiosk.paigow.runner import runner_class
 from kiosk.records.chain import file_sha256
 from kiosk.records.media import read_clip
 from kiosk.records.recorder import JPEG_QUALITY
 from kiosk.records.store import HandRecord, HandStore, VerdictRecord
+from kiosk.table.config import KioskConfig
 from kiosk.table.hub import Hub
+from kiosk.table.sources import Frame, open_source
 from kiosk.table.verdict import Verdict
 
 _MISSING = object()
@@ -129,10 +135,6 @@ class HandReplay:
 
 def replay_config(record: VerdictRecord, cfg=None, profile: str | None = None):
     """The config to replay a hand under: as recorded (or `cfg`), with the hand's game state."""
-    from pydantic import ValidationError
-
-    from kiosk.table.config import KioskConfig
-
     data = cfg.model_dump(mode="json") if cfg is not None else json.loads(json.dumps(record.config or {}))
     showdown = record.verdict.showdown
     game = dict(data.get("game") or {})
@@ -152,8 +154,6 @@ def replay_config(record: VerdictRecord, cfg=None, profile: str | None = None):
         game["profile"] = profile
     data["game"] = game
     if showdown.get("game") == "paigow":
-        from kiosk.paigow.judge import paigow_config_of
-
         game["name"] = "paigow"
         data["paigow"] = paigow_config_of(showdown, data.get("paigow") or {})
     try:
@@ -251,9 +251,6 @@ def _replay_notes(hand: HandRecord, reader, cfg, profile: str | None) -> list[st
 def _rerun(store: HandStore, hand: HandRecord, run_cfg, reader):
     """The hand's frames and dealer actions through a fresh runner, each action after the frame it
     followed live; returns the verdicts published, the frames run, the replay's hand id and the runner."""
-    from kiosk.paigow.runner import runner_class
-    from kiosk.table.sources import Frame
-
     hub = Hub()
     published: list[Verdict] = []
     hub.subscribe(lambda e: published.append(e.data["verdict"]) if e.kind == "verdict" else None)
@@ -282,9 +279,6 @@ def replay_video(path: Path, reader, cfg, store: HandStore | None = None) -> lis
     A replayed hand matches the recorded hand of the same source whose key frame is
     nearest (within 3 seconds of frames); hands without a record are reported as such.
     """
-    from kiosk.paigow.runner import runner_class
-    from kiosk.table.sources import open_source
-
     source = open_source(path, realtime=False, loop=False)
     hub = Hub()
     published: list[Verdict] = []

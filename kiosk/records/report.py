@@ -27,7 +27,8 @@ import cv2
 import numpy as np
 
 from kiosk.cards import ROWS
-from kiosk.records.media import decode_jpeg
+from kiosk.paigow.rulings import paigow_rulings, payment_lines
+from kiosk.vision.images import decode_jpeg
 
 # What each rule says, in words a floor supervisor reads aloud (RULES.md decisions).
 RULE_TITLES = {
@@ -67,8 +68,6 @@ def rule_lines(result: dict) -> list[RuleLine]:
     if not isinstance(result, dict) or "error" in result:
         return []
     if result.get("game") == "paigow":
-        from kiosk.paigow.rulings import paigow_rulings
-
         return [RuleLine(*line) for line in paigow_rulings(result)]
     out: list[RuleLine] = []
     for s in result.get("seats") or []:
@@ -329,8 +328,6 @@ def _payments_section(doc: _Doc, result: dict) -> None:
     doc.heading("Payments (in order)")
     transfers = result.get("transfers") or []
     if result.get("game") == "paigow" and "error" not in result:
-        from kiosk.paigow.rulings import payment_lines
-
         for line in payment_lines(result):
             doc.text(line["text"], 0.55)
     elif not transfers:

@@ -44,7 +44,7 @@ from kiosk.records.chain import (
 )
 from kiosk.records.connections import PerThread
 from kiosk.records.media import MediaFile
-from kiosk.records.summary import seat_list_text, summarize
+from kiosk.records.summary import seat_list_text, summarize, verdict_text
 from kiosk.table.actions import DealerAction
 from kiosk.table.verdict import CardEvidence, NeedsCheck, Verdict
 
@@ -810,8 +810,6 @@ def record_label(r, rows_by_table) -> str:
 
 
 def _verdict_text_sql(result_json: str, needs_check_json: str) -> str:
-    from kiosk.records.summary import verdict_text
-
     return verdict_text(json.loads(result_json), json.loads(needs_check_json)).lower()
 
 

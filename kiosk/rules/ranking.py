@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from enum import IntEnum
+from itertools import combinations, combinations_with_replacement
 from typing import NamedTuple, Sequence
 
 from kiosk.cards import Card
@@ -145,8 +146,6 @@ class RankedHand(NamedTuple):
 
 
 def _build_tables() -> tuple[dict[int, RankedHand], ...]:
-    from itertools import combinations, combinations_with_replacement
-
     plain5: dict[int, HandRank] = {}
     flush5: dict[int, HandRank] = {}
     three: dict[int, HandRank] = {}

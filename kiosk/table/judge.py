@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from kiosk.cards import ROWS
+from kiosk.rules.api import score_json
 from kiosk.table.stable_hand import StableHand
 from kiosk.table.verdict import CardEvidence, NeedsCheck, Verdict
 
@@ -96,9 +97,7 @@ def judge(
         reasons = integrity + [f"seat {c.seat}: {c.reason}" for c in checks]
         result = {"error": "not scored: " + "; ".join(reasons)}
     else:
-        if score is None:
-            from kiosk.rules.api import score_json as score
-        result = score(showdown)
+        result = (score or score_json)(showdown)
         result, extra = _pile_declarations(hand, result)
         checks.extend(extra)
     evidence = tuple(

@@ -10,6 +10,8 @@ is then read as the recorder stores it (`Frame.as_jpeg`), so replays read the sa
 
 from __future__ import annotations
 
+import copy
+import json
 import logging
 import threading
 import time
@@ -20,9 +22,11 @@ import numpy as np
 
 from kiosk.cards import ROWS, CardError, parse_card
 from kiosk.errors import KioskError
+from kiosk.rules.api import score_json
 from kiosk.table.actions import (
     CorrectCard, DealerAction, NewHand, SeatAction, SetDead, SetStack, SetStake, TableAction, typed_action,
 )
+from kiosk.table.calibration import find_corners
 from kiosk.table.config import KioskConfig
 from kiosk.table.frame_loop import FrameLoop
 from kiosk.table.hub import Hub
@@ -246,8 +250,6 @@ class TableRunner(FrameLoop):
         corners = None
         geo = self.cfg.geometry
         if geo.aruco and geo.corners is None:
-            from kiosk.table.calibration import find_corners
-
             try:
                 corners = find_corners(frame.image, f"frame {frame.index} of {frame.source}")
             except KioskError as err:
@@ -332,11 +334,6 @@ class TableRunner(FrameLoop):
 
     def _score(self, showdown: dict) -> dict:
         """`kiosk score` of a showdown, remembered: the same read scores the same (rules are pure)."""
-        import copy
-        import json
-
-        from kiosk.rules.api import score_json
-
         key = json.dumps(showdown, sort_keys=True)
         if self._score_memo is None or self._score_memo[0] != key:
             self._score_memo = (key, score_json(showdown))

@@ -17,6 +17,8 @@ from flask import Flask, jsonify, request, session
 from kiosk.table.config import KioskConfig
 from kiosk.table.hub import Hub
 from kiosk.web.live import LiveState
+from kiosk.web.review import blueprint as review_blueprint
+from kiosk.web.routes import blueprint as live_blueprint
 from kiosk.web.security import AttemptLimiter, new_csrf_token, same_token
 
 
@@ -75,12 +77,9 @@ def create_app(hub: Hub, runner: Any = None, cfg: KioskConfig | None = None, sto
             return jsonify(error="missing or wrong CSRF token: reload the page and try again"), 400
         return None
 
-    from kiosk.web.routes import blueprint as live_blueprint
 
     app.register_blueprint(live_blueprint)
     if store is not None:
-        from kiosk.web.review import blueprint as review_blueprint
-
         app.register_blueprint(review_blueprint, url_prefix="/review")
     return app
 

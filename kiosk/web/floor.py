@@ -9,6 +9,8 @@ from typing import Any
 from flask import Flask, jsonify, redirect, request, url_for
 
 from kiosk.table.config import KioskConfig
+from kiosk.web.review import blueprint as review_blueprint
+
 
 
 def create_floor_app(store: Any, cfg: KioskConfig | None = None) -> Flask:
@@ -36,7 +38,6 @@ def create_floor_app(store: Any, cfg: KioskConfig | None = None) -> Flask:
             return jsonify(ok=False, error=str(err).strip().splitlines()[0]), 503
         return jsonify(ok=True, tables=tables)
 
-    from kiosk.web.review import blueprint as review_blueprint
 
     app.register_blueprint(review_blueprint, url_prefix="/review")
     return app

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from kiosk.cards import ROWS
+from kiosk.paigow.view import paigow_page_state
 from kiosk.table.config import KioskConfig
 from kiosk.table.hub import Event, Hub
 from kiosk.web.state import page_state
@@ -161,8 +162,6 @@ class LiveState:
         cfg = self.cfg
         web = cfg.web
         if is_paigow(cfg):
-            from kiosk.paigow.view import paigow_page_state
-
             return paigow_page_state(
                 self.verdict, self.phase, hand_id=self.hand_id, table=cfg.table.name,
                 four_colour=web.four_colour, source=self.source,

@@ -17,9 +17,11 @@ import numpy as np
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, send_file, url_for
 
 from kiosk.cards import ROWS
+from kiosk.paigow.rulings import payment_lines
 from kiosk.paigow.spots import ROWS as PAIGOW_ROWS
 from kiosk.records.report import RULE_TITLES, ascii_text, render_report, report_pdf, report_png, rule_lines
 from kiosk.records.store import HandQuery, HandStore
+from kiosk.web.routes import record_wrong_pin
 from kiosk.web.security import check_floor_pin
 
 blueprint = Blueprint("review", __name__, template_folder="templates")
@@ -194,7 +196,6 @@ def _paigow_payments(result) -> list[dict] | None:
     """A scored Pai Gow table's payments (None for Chinese Poker: its transfers are listed)."""
     if not isinstance(result, dict) or result.get("game") != "paigow" or "error" in result:
         return None
-    from kiosk.paigow.rulings import payment_lines
 
     return payment_lines(result)
 
@@ -305,8 +306,6 @@ def set_review(hand_id: str):
             return redirect(url_for(".hand", hand_id=hand_id,
                                     message=f"too many wrong PINs: try again in {int(checked) + 1} s"))
         if not checked:
-            from kiosk.web.routes import record_wrong_pin
-
             record_wrong_pin(client, {"hand": hand.hand_id, "by": by})
             return redirect(url_for(".hand", hand_id=hand_id, message="wrong floor PIN: the hand stays under review"))
     store.unflag(hand.hand_id)
