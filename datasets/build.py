@@ -38,7 +38,7 @@ def log(msg: str) -> None:
 
 
 def cmd_build(args) -> int:
-    from kiosk.synth.dataset import build
+    from kiosk_lab.synth.dataset import build
 
     forced = {}
     if args.val_decks:
@@ -74,7 +74,7 @@ def cmd_art(args) -> int:
 
 
 def cmd_measure(args) -> int:
-    from kiosk.synth.art import list_decks, remeasure
+    from kiosk_lab.synth.art import list_decks, remeasure
 
     for deck_id in args.decks or list_decks():
         meta = remeasure(deck_id)
@@ -83,8 +83,8 @@ def cmd_measure(args) -> int:
 
 
 def cmd_add_deck(args) -> int:
-    from kiosk.synth.art import CACHED_ART, INK_LINE, MIN_CARDS, SCAN_INK_LINES, deck_folder, write_deck
-    from kiosk.synth.house import read_card_faces
+    from kiosk_lab.synth.art import CACHED_ART, INK_LINE, MIN_CARDS, SCAN_INK_LINES, deck_folder, write_deck
+    from kiosk_lab.synth.house import read_card_faces
 
     if not args.name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"{args.name!r}: a design name is letters, digits, - and _")
@@ -119,8 +119,8 @@ def cmd_add_deck(args) -> int:
 
 
 def cmd_decks(args) -> int:
-    from kiosk.synth.art import deck_info, list_decks
-    from kiosk.synth.dataset import split_decks
+    from kiosk_lab.synth.art import deck_info, list_decks
+    from kiosk_lab.synth.dataset import split_decks
 
     decks = list_decks()
     split = split_decks(decks, args.seed)
@@ -137,7 +137,7 @@ def cmd_sheet(args) -> int:
     import numpy as np
 
     from kiosk.cards import CLASS_NAMES
-    from kiosk.synth.art import load_deck
+    from kiosk_lab.synth.art import load_deck
 
     deck = load_deck(args.deck)
     tiles = []
@@ -166,7 +166,7 @@ def cmd_bench(args) -> int:
 
     import numpy as np
 
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.scenes import render_random
 
     times = {}
     for kind in args.kinds.split(","):
@@ -187,12 +187,12 @@ def cmd_bench(args) -> int:
 
 def cmd_demo(args) -> int:
     if args.game == "paigow":
-        from kiosk.synth.paigow_demo import render_paigow_demo
+        from kiosk_lab.synth.paigow_demo import render_paigow_demo
 
         info = render_paigow_demo(Path(args.out), fps=args.fps, size=(args.width, args.height))
         print(json.dumps(info, indent=1))
         return 0
-    from kiosk.synth.demo import render_demo
+    from kiosk_lab.synth.demo import render_demo
 
     info = render_demo(Path(args.out), deck=args.deck, fps=args.fps, size=(args.width, args.height), seed=args.seed)
     print(json.dumps(info, indent=1))

@@ -2,7 +2,7 @@
 
 Each source is downloaded with its registry's own client (pip download, npm pack,
 apt-get download) into `datasets/cache/downloads/`, rendered to PNG (resvg-py for SVG,
-pypdfium2 for PDF) and written by `kiosk.synth.art.write_deck`, which measures every
+pypdfium2 for PDF) and written by `kiosk_lab.synth.art.write_deck`, which measures every
 card's corner index. `committed=True` sources are CC0/public domain and are written to
 `datasets/art/` (committed); the rest go to `datasets/cache/art/` (git-ignored).
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kiosk.synth.art import CACHED_ART, COMMITTED_ART, INK_LINE, REPO_ROOT, SCAN_INK_LINES, write_deck
+from kiosk_lab.synth.art import CACHED_ART, COMMITTED_ART, INK_LINE, REPO_ROOT, SCAN_INK_LINES, write_deck
 
 DOWNLOADS = REPO_ROOT / "datasets" / "cache" / "downloads"
 ART_HEIGHT = 240  # px: card art height kept on disk (an index is ~25 px tall in a 1080p frame)
@@ -559,9 +559,9 @@ def text_faces() -> tuple[str, ...]:
 
 
 def procedural(only: list[str] | None = None, count: int = PROCEDURAL_DESIGNS) -> list[str]:
-    """Designs drawn by kiosk/synth/procedural.py from this machine's fonts (training variety; all one family)."""
-    from kiosk.synth.art import CACHED_ART, PROCEDURAL_FAMILY, write_deck
-    from kiosk.synth.procedural import make_design
+    """Designs drawn by kiosk_lab/synth/procedural.py from this machine's fonts (training variety; all one family)."""
+    from kiosk_lab.synth.art import CACHED_ART, PROCEDURAL_FAMILY, write_deck
+    from kiosk_lab.synth.procedural import make_design
 
     made, fonts, faces = [], index_fonts(), text_faces()
     for seed in range(count):
@@ -571,8 +571,8 @@ def procedural(only: list[str] | None = None, count: int = PROCEDURAL_DESIGNS) -
         font = Path(design.font).name
         write_deck(CACHED_ART / design.id, design.id, design.images, design.back,
                    name=f"procedural design {seed} ({font})", family=PROCEDURAL_FAMILY,
-                   licence=f"generated (kiosk/synth/procedural.py); text in {font}",
-                   source=f"kiosk.synth.procedural.make_design({seed})", index=design.index)
+                   licence=f"generated (kiosk_lab/synth/procedural.py); text in {font}",
+                   source=f"kiosk_lab.synth.procedural.make_design({seed})", index=design.index)
         made.append(design.id)
     return made
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import reprlib
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Iterable
 
 RANKS = "23456789TJQKA"
@@ -28,6 +29,9 @@ RANK_NAMES = {
 }
 RANK_PLURALS = {r: (n + "es" if n == "six" else n + "s") for r, n in RANK_NAMES.items()}
 JOKER_TEXT = "Jk"
+# A Chinese Poker hand's three rows, front to back, and how many cards each holds (RULES §3).
+ROW_SIZES = MappingProxyType({"front": 3, "middle": 5, "back": 5})
+ROWS = tuple(ROW_SIZES)
 
 
 class CardError(ValueError):

@@ -20,6 +20,8 @@ import json
 import re
 from typing import Iterator, TextIO
 
+import orjson
+
 from kiosk.errors import KioskError
 
 CHUNK = 1 << 16
@@ -32,8 +34,6 @@ class JsonText(str):
 
     def decode(self) -> object:  # type: ignore[override]
         try:
-            import orjson
-
             return orjson.loads(self)
         except Exception:  # noqa: BLE001 - what orjson refuses (NaN, 20-digit integers) json reads as the reader did
             return json.loads(self)

@@ -34,18 +34,18 @@ def browser():
 @pytest.fixture(scope="module")
 def showdown():
     """A rendered 1080p showdown of a design the reader never trained on, that this machine has."""
-    from kiosk.synth.scenes import render_random
-    from kiosk.table.bench import _unseen_decks
+    from kiosk_lab.synth.scenes import render_random
+    from kiosk_lab.synth.art import unseen_decks
 
     models = Path(__file__).resolve().parents[1] / "models"
-    return render_random("showdown", _unseen_decks(str(models))[0], seed=4242, size=(1920, 1080))
+    return render_random("showdown", unseen_decks(str(models))[0], seed=4242, size=(1920, 1080))
 
 
 @pytest.fixture
 def procedural_art(tmp_path, monkeypatch):
     """Writes procedural designs to a temporary art folder the renderer reads (KIOSK_ART_DIRS); returns the writer,
     which gives each design's folder. The art cache is cleared before and after, so no other test sees them."""
-    from kiosk.synth import art
+    from kiosk_lab.synth import art
 
     root = tmp_path / "art"
     monkeypatch.setenv("KIOSK_ART_DIRS", str(root))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from kiosk.synth.table import SeatLayout, TableLayout
+from kiosk_lab.synth.table import SeatLayout, TableLayout
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -14,7 +14,7 @@ import pytest
 
 from kiosk.cli import main
 from kiosk.rules.api import score_json
-from kiosk.table.groundtruth import Noise, detections_from_scene, set_hands, shuffled_deck
+from kiosk_lab.groundtruth import Noise, detections_from_scene, set_hands, shuffled_deck
 
 from test_stabilizer import expected_showdown, seat, table
 
@@ -86,7 +86,7 @@ def test_video_file_and_text_report(tmp_path, capsys, full):
 
 
 def test_doubtful_card_is_reported_and_exit_code_is_1(tmp_path, capsys):
-    from kiosk.synth.table import SeatLayout
+    from kiosk_lab.synth.table import SeatLayout
 
     dead4 = table(seat(1), seat(2), seat(3), SeatLayout(4, dead=True))
     photo = tmp_path / "table.png"

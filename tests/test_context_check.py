@@ -4,6 +4,7 @@ cards are dropped, the face-up cards' readings are kept."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ def reader():
 
 @pytest.fixture(scope="module")
 def kenney_showdown():
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.scenes import render_random
 
     return render_random("showdown", "kenney", seed=4242, size=(1920, 1080))
 
@@ -96,7 +97,7 @@ def test_readings_on_backs_that_picture_cards_are_dropped_and_face_up_cards_kept
     """Procedural designs 50, 58 and 60 print a fan of their own cards on the back (as kde-nicu's
     backs print four aces). Read without the check, three such face-down cards beside a kenney
     showdown give readings of cards; the check drops most of them, and nothing of the showdown."""
-    from kiosk.synth.procedural import make_design
+    from kiosk_lab.synth.procedural import make_design
 
     blind = with_settings(reader, {"stages": {"context_check": None}})
     on_backs = {"without": 0, "with": 0}
@@ -121,11 +122,10 @@ def test_face_down_rows_of_held_out_seventh_generation_backs_lose_their_readings
     check, the backs' strips give readings of cards (20 on designs 352-359, 8 on these three); the check drops
     most of them, and the face-up seats read all their 26 cards (the round-2 check, `f921f69697a4`, dropped none)."""
     from kiosk.cards import CLASS_NAMES
-    from kiosk.synth.procedural import make_design
-    from kiosk.synth.table import SeatLayout, TableLayout, render_table
+    from kiosk_lab.synth.procedural import make_design
+    from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
 
-    monkeypatch.syspath_prepend(str(MODELS.parent / "scripts"))
-    from context_crops import on_face_down
+    from kiosk_lab.training.context import on_face_down
 
     seeds = (353, 357, 358)
     for seed in seeds:
@@ -148,21 +148,22 @@ def test_face_down_rows_of_held_out_seventh_generation_backs_lose_their_readings
 
 
 @pytest.mark.slow
-def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_reader(tmp_path):
-    """The training path of the check: crops mined from a tiny set, one epoch, the weights and reader.json entry
-    written, and the reader loads and uses them. Never judges accuracy."""
+def test_the_context_check_is_cut_and_trained_by_kiosk_train_and_read_by_the_reader(tmp_path):
+    """The training path of the check (`kiosk train --stage context`): crops cut from a tiny set, then one epoch,
+    the weights and reader.json entry written, and the reader loads and uses them. Never judges accuracy."""
     import subprocess
     import sys
 
     import cv2
 
-    from kiosk.synth.dataset import build
+    from kiosk_lab.synth.dataset import build
     from kiosk.vision.reader import load_reader
 
     build("ctx", {"train": 3, "val": 1, "test": 0}, seed=7, out_root=tmp_path, workers=1,
           mix={"showdown": 1.0}, forced={"val": ["kenney"]}, log=lambda *_: None)
     root = Path(__file__).resolve().parents[1]
-    crops, out = tmp_path / "crops", tmp_path / "models"
+    runs, out = tmp_path / "runs", tmp_path / "models"
+    crops = runs / "prep" / "ctx" / "context"
     out.mkdir()
     for f in MODELS.iterdir():  # the shipped reader, but its own reader.json (rewritten by the training)
         if f.name == "reader.json":
@@ -173,15 +174,17 @@ def test_the_context_check_is_cut_and_trained_by_its_scripts_and_read_by_the_rea
             (out / f.name).write_text(json.dumps(meta))
         elif not f.name.startswith("context-check"):
             (out / f.name).symlink_to(f)
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    common = ["--stage", "context", "--out", str(out), "--runs", str(runs), "--name", "ctx", "--context-pad", "5.0"]
     # a wider look than the shipped check's (model card, "The context check with a look at the whole card")
-    for cmd in ([str(root / "scripts/context_crops.py"), str(tmp_path / "ctx"), str(crops), "--scenes", "3",
-                 "--pad", "5.0"],
-                [str(root / "scripts/train_context_check.py"), str(crops), str(out), "--hours", "0", "--epochs", "1",
-                 "--workers", "0", "--max-card", "300", "--pad", "5.0"]):
-        run = subprocess.run([sys.executable, *cmd], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    for extra in (["--data", str(tmp_path / "ctx"), "--context-scenes", "3", "--cut-only"],
+                  ["--crops", str(crops), "--cls-hours", "0", "--cls-epochs", "1", "--workers", "0"]):
+        run = subprocess.run([sys.executable, "-m", "kiosk", "train", *common, *extra], capture_output=True,
+                             text=True, timeout=600, cwd=tmp_path, env=env)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-        if cmd[0].endswith("context_crops.py"):
+        if "--cut-only" in extra:
             assert "(64x64, 5.0 x the index)" in run.stdout, run.stdout[-500:]
+            assert not (out / "context-check.pt").exists()
     assert len(list((crops / "train" / "card").glob("*.jpg"))) > 50
     meta = json.loads((out / "reader.json").read_text())
     check = meta["stages"]["context_check"]

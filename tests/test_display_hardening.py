@@ -191,7 +191,7 @@ def test_a_recorded_action_out_of_range_is_refused_by_the_pipeline_too(table, ac
 
 
 def test_healthz_reports_a_failing_pipeline_with_the_reason(cfg):
-    from kiosk.table.groundtruth import SceneReader
+    from kiosk_lab.groundtruth import SceneReader
 
     for frames, words in ((3, "frames are failing: frame 2"), (60, "the table pipeline stopped")):
         hub = Hub()

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from kiosk.commands.score import dumps_result, score_one
 from kiosk.errors import KioskError
-from kiosk.rules.bench import random_showdown
-from kiosk.rules.fuzz import check_object, check_text, mutate, mutate_text
+from kiosk_lab.bench.rules import random_showdown
+from kiosk_lab.bench.fuzz import check_object, check_text, mutate, mutate_text
 from kiosk.table.actions import ActionError, parse_action
 
 BASES = [random_showdown(random.Random(seed)) for seed in range(20)]

@@ -44,8 +44,8 @@ def test_scanned_faces_become_a_design_the_generator_renders(tmp_path, monkeypat
     assert f"{len(meta['cards'])} of 53 cards with a corner index found" in done.stdout
     assert all(f"{card} is not rendered" in done.stdout for card in meta["skipped"])
 
-    from kiosk.synth import art as art_module
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth import art as art_module
+    from kiosk_lab.synth.scenes import render_random
 
     monkeypatch.setenv("KIOSK_ART_DIRS", str(art))
     art_module.load_deck.cache_clear()
@@ -64,8 +64,8 @@ def test_scans_saved_as_jpeg_are_measured_past_their_ringing(tmp_path):
     blobs, so cards went unmeasured (KDE's ornate decks at quality 92: 31-44 of 53, under the 40 a design needs).
     add-deck measures at several ink lines and keeps the one that measures the most; the committed kennard-4c-big
     saved at quality 60 shows it (47 of 52 at the paper's line alone)."""
-    from kiosk.synth.art import INK_LINE, write_deck
-    from kiosk.synth.house import read_card_faces
+    from kiosk_lab.synth.art import INK_LINE, write_deck
+    from kiosk_lab.synth.house import read_card_faces
 
     design = REPO / "datasets" / "art" / "kennard-4c-big"
     faces, art = scanned_faces(tmp_path / "faces", quality=60, design=design), tmp_path / "art"

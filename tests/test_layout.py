@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
-from kiosk.synth.table import SeatLayout, TableLayout, render_table
+from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
 from kiosk.table.config import KioskConfig
-from kiosk.table.groundtruth import detections_from_scene, set_hands, shuffled_deck
+from kiosk_lab.groundtruth import detections_from_scene, set_hands, shuffled_deck
 from kiosk.table.layout import TableGeometry, refit_rows, rows_by_depth
 from kiosk.table.snapshot import build_snapshot
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kiosk.synth.table import SeatLayout, TableLayout, render_table
+from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
 from kiosk.table.actions import DealerAction
 from kiosk.table.config import KioskConfig, load_config
-from kiosk.table.groundtruth import Noise, play
+from kiosk_lab.groundtruth import Noise, play
 from kiosk.table.hub import Hub
 from kiosk.table.lifecycle import Lifecycle
 from kiosk.table.runner import TableRunner
@@ -88,7 +88,7 @@ def test_dealer_declares_a_natural_that_is_not_one_false_declaration_fouls():
     up = render(*(seat(n) for n in (1, 2, 3, 4)))
     hub = Hub()
     timeline = [up] * 12
-    from kiosk.table.groundtruth import SceneReader
+    from kiosk_lab.groundtruth import SceneReader
 
     runner = TableRunner(load_config(None), None, SceneReader(lambda i: timeline[i].scene), hub)
     actions = []

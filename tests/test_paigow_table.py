@@ -1,5 +1,5 @@
 """Pai Gow at the table: config, spots, the stabiliser and judge through PaiGowRunner, records,
-replay and review. Frames are rendered tables (kiosk.synth.paigow_demo); the reader is the
+replay and review. Frames are rendered tables (kiosk_lab.synth.paigow_demo); the reader is the
 ground truth of each rendered scene (`SceneReader`), with noise where a test needs doubt."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from kiosk.errors import KioskError
 from kiosk.paigow.api import score_paigow_json
 from kiosk.paigow.runner import PaiGowRunner, runner_class
-from kiosk.synth.paigow_demo import demo_tables, render_spots
+from kiosk_lab.synth.paigow_demo import demo_tables, render_spots
 from kiosk.table.config import KioskConfig, for_game, load_config
-from kiosk.table.groundtruth import Noise, SceneReader
+from kiosk_lab.groundtruth import Noise, SceneReader
 from kiosk.table.hub import Hub
 from kiosk.table.runner import TableRunner
 from kiosk.table.sources import Frame
@@ -124,7 +124,7 @@ class ImageSceneReader:
     def read(self, image, rois=None, frame_index=0, timestamp=0.0, source=""):
         import numpy as np
 
-        from kiosk.table.groundtruth import detections_from_scene
+        from kiosk_lab.groundtruth import detections_from_scene
 
         t = self._thumb(image)
         _, scene = min(self.scenes, key=lambda s: float(((s[0] - t) ** 2).mean()))

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from kiosk.table.config import DEMO_RECORDING, load_config
-from kiosk.table.groundtruth import DemoScenes, SceneReader
+from kiosk_lab.groundtruth import DemoScenes, SceneReader
 from kiosk.table.hub import Hub
 from kiosk.table.runner import TableRunner
 from kiosk.table.sources import open_source
@@ -95,12 +95,12 @@ def reader():
 def rendered_reads(reader):
     """Eight rendered tables of an unseen deck, 5 noisy frames each, through the real reader:
     [(verdict, truth)]."""
-    from kiosk.synth.table import SeatLayout, TableLayout, render_table
-    from kiosk.table.bench import _unseen_decks
-    from kiosk.table.groundtruth import set_hands, shuffled_deck
+    from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
+    from kiosk_lab.synth.art import unseen_decks
+    from kiosk_lab.groundtruth import set_hands, shuffled_deck
     from kiosk.table.sources import Frame
 
-    deck = (_unseen_decks() or ["kenney"])[0]
+    deck = (unseen_decks() or ["kenney"])[0]
     out = []
     for seed in range(77, 85):
         hands = set_hands(shuffled_deck(seed))
@@ -220,7 +220,7 @@ def test_bench_keeps_readings_and_replays_them_without_the_reader(reader, tmp_pa
     """`kiosk bench pipeline --reads FILE`: the first run reads the hands and writes the file; the
     next replays them through the table stages alone, to the same figures; `--floor` drops readings."""
     from kiosk.errors import KioskError
-    from kiosk.table.bench import RecordedReads, rendered_accuracy
+    from kiosk_lab.bench.pipeline import RecordedReads, rendered_accuracy
 
     class NoReader:
         model_version = reader.model_version
@@ -249,7 +249,7 @@ def test_bench_keeps_readings_and_replays_them_without_the_reader(reader, tmp_pa
 def test_a_4k_camera_reads_through_the_same_stages(reader):
     """`kiosk bench pipeline --rendered-size 3840x2160`: a 4K camera over the same felt, every card
     twice as many pixels tall. The stages hold no pixel sizes of their own: the hand reads exactly."""
-    from kiosk.table.bench import rendered_accuracy
+    from kiosk_lab.bench.pipeline import rendered_accuracy
 
     seen = []
 
@@ -271,7 +271,7 @@ def test_bench_names_what_the_dealer_checks_in_hands_read_exactly_but_not_confid
     (here the exact labels with a reader's noise, 3 frames a hand: some cards too seldom read)."""
     import re
 
-    from kiosk.table.bench import rendered_accuracy
+    from kiosk_lab.bench.pipeline import rendered_accuracy
 
     got = rendered_accuracy(load_config(None), None, 6, 3, decks=["kenney"], show_misses=True)
     shown = capsys.readouterr().out

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from kiosk.cards import CLASS_NAMES
-from kiosk.synth.art import measure_index
-from kiosk.synth.procedural import make_design, typefaces
+from kiosk_lab.synth.art import measure_index
+from kiosk_lab.synth.procedural import make_design, typefaces
 from kiosk.vision.geometry import iou
 
 
@@ -73,8 +73,8 @@ def test_ranks_are_told_apart_in_the_index(design):
 
 
 def test_a_written_procedural_design_renders_in_a_scene_and_keeps_its_drawn_boxes(procedural_art, design):
-    from kiosk.synth import art
-    from kiosk.synth.table import SeatLayout, TableLayout, render_table
+    from kiosk_lab.synth import art
+    from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
 
     folder = procedural_art(design)
     meta = json.loads((folder / "deck.json").read_text())
@@ -199,8 +199,8 @@ def test_the_eighth_generation_prints_other_joker_indices_and_draws_every_other_
     """From seed 360 a joker's corner prints a star, J over K or a jester's cap as well as JOKER down the side
     (real decks do all of these); the index box is where that ink is, on both corners, and every other card and
     the back are what the seventh generation draws for that seed."""
-    from kiosk.synth import procedural
-    from kiosk.synth.procedural import EIGHTH_GENERATION, JOKER_INDICES, draw_card
+    from kiosk_lab.synth import procedural
+    from kiosk_lab.synth.procedural import EIGHTH_GENERATION, JOKER_INDICES, draw_card
 
     seeds = range(EIGHTH_GENERATION, EIGHTH_GENERATION + 16)
     designs = {s: make_design(s, height=200) for s in seeds}
@@ -230,8 +230,8 @@ def test_the_ninth_generation_pictures_creatures_on_light_paper_and_draws_every_
     """From seed 400 the back pictures no card: bright creatures scattered on light paper (kde-konqi-modern's backs
     are dragons on white), where the seventh and eighth generations picture cards on fields of colour; the 53 faces
     are what the eighth generation draws for that seed."""
-    from kiosk.synth import procedural
-    from kiosk.synth.procedural import NINTH_GENERATION
+    from kiosk_lab.synth import procedural
+    from kiosk_lab.synth.procedural import NINTH_GENERATION
 
     designs = [make_design(s, height=200) for s in range(NINTH_GENERATION, NINTH_GENERATION + 12)]
     eighth = [make_design(s, height=200) for s in range(NINTH_GENERATION - 12, NINTH_GENERATION)]

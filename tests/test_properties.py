@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from kiosk.cards import Card, deck
 from kiosk.rules.api import score_json
-from kiosk.rules.bench import set_hand
+from kiosk_lab.bench.rules import set_hand
 from kiosk.rules.fouls import check_foul
 from kiosk.rules.profiles import BUILT_IN
 from kiosk.rules.profiles import get_profile

@@ -1,4 +1,4 @@
-"""The INT8 backend (`kiosk quantize`, kiosk/vision/quantize.py): it must read what the FP32 reader reads."""
+"""The INT8 backend (`kiosk quantize`, kiosk_lab/training/quantize.py): it must read what the FP32 reader reads."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 
 def _agreement(int8, fp32, image) -> tuple[float, int]:
     """Share of the detector's finds whose best card the two classifiers agree on, and how many finds."""
-    from kiosk.vision.quantize import card_masses
+    from kiosk_lab.training.quantize import card_masses
 
     a, b = card_masses(fp32, int8, image)
     return float(np.mean(a.argmax(axis=1) == b.argmax(axis=1))), len(a)
@@ -47,7 +47,7 @@ def test_quantize_names_an_unknown_part(capsys):
 
 
 def test_the_benchmark_says_how_to_make_missing_int8_models(tmp_path):
-    from kiosk.vision.bench import _model_dir_for
+    from kiosk_lab.bench.detector import _model_dir_for
 
     folder = tmp_path / "fp32-only"
     shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*int8*", "figures"))
@@ -73,7 +73,7 @@ def test_the_benchmark_of_a_reader_without_int8_models_times_the_others(tmp_path
 def test_quantize_writes_an_int8_backend_that_reads_a_showdown(tmp_path, showdown):
     """The recipe itself, on a few calibration frames: the new backend loads, is the same reading as
     FP32 on nearly every cut, and the FP32 models are untouched."""
-    from kiosk.vision.quantize import agreement, quantize_reader
+    from kiosk_lab.training.quantize import agreement, quantize_reader
     from kiosk.vision.reader import load_reader
     from kiosk.vision.settings import read_settings
 

@@ -46,7 +46,7 @@ def test_recoloured_crops_no_longer_tell_red_ink_from_black():
     """`--recolour` crops teach suits by shape: a red and a black pip of one shape look alike."""
     import random
 
-    from kiosk.vision.prepare import recolour_ink
+    from kiosk_lab.training.prepare import recolour_ink
 
     paper = np.full((32, 32, 3), (225, 235, 240), np.uint8)
     red, black = paper.copy(), paper.copy()
@@ -68,7 +68,7 @@ def test_scoring_matches_a_reading_to_a_label_of_its_own_card_first():
     extra Qd (none right), as detection benchmarks match by class first."""
     from kiosk.cards import parse_card
     from kiosk.vision.detections import CardDetection
-    from kiosk.vision.evaluate import score_scene
+    from kiosk_lab.evaluation.evaluate import score_scene
 
     scene = {"cards": [{"card": "Qd", "polygon": [[0, 0], [60, 0], [60, 90], [0, 90]],
                         "corners": [[2, 2, 14, 26]], "face_up": True}]}
@@ -86,7 +86,7 @@ def test_scoring_matches_a_reading_off_the_index_box_by_the_card_it_lies_on_top_
     label of its card was already read, it stays an extra reading and the card missed."""
     from kiosk.cards import parse_card
     from kiosk.vision.detections import CardDetection
-    from kiosk.vision.evaluate import score_scene
+    from kiosk_lab.evaluation.evaluate import score_scene
 
     square = lambda x, y: [[x, y], [x + 60, y], [x + 60, y + 90], [x, y + 90]]  # noqa: E731
     joker = {"card": "Jk", "polygon": square(0, 0), "corners": [[2, 2, 14, 26]], "face_up": True}
@@ -108,7 +108,7 @@ def test_scoring_matches_a_reading_off_the_index_box_by_the_card_it_lies_on_top_
 def test_scoring_counts_a_right_reading_of_an_unlabelled_card_apart_and_only_once():
     from kiosk.cards import parse_card
     from kiosk.vision.detections import CardDetection
-    from kiosk.vision.evaluate import score_scene
+    from kiosk_lab.evaluation.evaluate import score_scene
 
     square = lambda x, y: [[x, y], [x + 60, y], [x + 60, y + 90], [x, y + 90]]  # noqa: E731
     scene = {"cards": [
@@ -350,7 +350,7 @@ def test_bad_frame_is_a_clear_error(reader):
 def test_reading_at_four_quarter_turns_reads_a_turned_cut_as_the_same_card(reader, showdown):
     """`four_turns` averages the cut read at every quarter turn, so turning the cut only
     moves its orientation class (k -> k-1 for a turn counter-clockwise); one pass is no such average."""
-    from kiosk.vision.prepare import corner_orientations
+    from kiosk_lab.training.prepare import corner_orientations
 
     boxes = [box for card in showdown.scene["cards"] for box, _k in corner_orientations(card)][:12]
     crops = np.stack([square_crop(showdown.image, b, reader.cls_size) for b in boxes])
@@ -371,7 +371,7 @@ def test_cuts_larger_than_the_input_are_shrunk_with_an_area_filter(reader, showd
     is shrunk with an area filter; resampled bilinearly it would alias (4K tables: docs/pipeline.md)."""
     import cv2
 
-    from kiosk.vision.prepare import corner_orientations
+    from kiosk_lab.training.prepare import corner_orientations
 
     big = cv2.resize(showdown.image, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)  # as a 4K camera
     boxes = [tuple(2 * v for v in box) for card in showdown.scene["cards"] for box, _k in corner_orientations(card)][:8]
@@ -388,7 +388,7 @@ def test_cuts_larger_than_the_input_are_shrunk_with_an_area_filter(reader, showd
 def test_reads_a_rendered_showdown_of_an_unseen_deck(reader, showdown):
     """The shipped model read 28 of this scene's 38 readable cards right (MODEL_CARD: recall ~0.72-0.96
     on unseen designs); the gate sits below with a margin, it guards against a broken reader."""
-    from kiosk.vision.evaluate import score_scene
+    from kiosk_lab.evaluation.evaluate import score_scene
 
     dets = reader.read(showdown.image, frame_index=7, timestamp=1.5, source="synthetic")
     assert dets.image_size == (1920, 1080) and dets.frame_index == 7 and dets.source == "synthetic"
@@ -486,7 +486,7 @@ def test_the_turned_look_adds_only_readings_sure_enough_to_report(reader):
     and they took cards from right readings (kenney-val: 8 wrong readings and 26 missed with them, 6 and 25
     without; `turned_sure`, docs/detector.md). A 4K kenney showdown whose turned look reads two cards weakly."""
 
-    from kiosk.synth.scenes import render_random
+    from kiosk_lab.synth.scenes import render_random
 
     scene = render_random("showdown", "kenney", seed=4243, size=(3840, 2160))
 
@@ -512,7 +512,7 @@ def test_the_turned_look_adds_readings_only_from_its_own_line(reader, photo):
     photos' turned looks read a card at 0.6-0.7 that no labelled card bears out; from the line they add none
     of them, and every rank read right before is read right still."""
 
-    from kiosk.vision.evaluate import _voc_items, match_ranks
+    from kiosk_lab.evaluation.evaluate import _voc_items, match_ranks
     from kiosk.vision.geometry import box_center
     from kiosk.vision.images import load_image
 
@@ -546,7 +546,7 @@ def test_cards_turned_about_45_degrees_are_read_in_the_turned_look(reader, photo
     the test above.)"""
     import cv2
 
-    from kiosk.vision.evaluate import _voc_items
+    from kiosk_lab.evaluation.evaluate import _voc_items
 
     real = REPO / "datasets" / "real" / "real-photos-ranks"
     labels = next(sorted(rank for rank, _ in boxes) for path, boxes, _ in _voc_items(real) if path.name == photo)

@@ -12,7 +12,7 @@ from kiosk.errors import KioskError
 from kiosk.vision.model_folder import model_version
 from kiosk.vision.pipeline import FRAME_STAGES, PICTURE_STAGES
 from kiosk.vision.settings import ReaderSettings, Stages, parse_settings, read_settings
-from kiosk.vision.stages import STAGES_OFF
+from kiosk_lab.evaluation.stages import STAGES_OFF
 from reader_support import shipped_reader_with
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -59,7 +59,7 @@ def test_the_version_hashes_the_weights_and_the_reading_settings_not_the_notes(t
                                                               "default_backend": "openvino"}))
     assert shipped != model_version(MODELS, settings.changed({"stages": {"faint_partners": {"sure": 0.8}}}))
     folder = tmp_path / "models"
-    shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("phase14", "figures", "*openvino*"))
+    shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("figures", "*openvino*"))
     assert model_version(folder, settings) == shipped  # where the folder lies is no part of it
     with open(folder / "context-check.pt", "ab") as f:
         f.write(b"\0")  # a stage's network's weights are

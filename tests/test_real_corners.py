@@ -13,9 +13,9 @@ from pathlib import Path
 import cv2
 import pytest
 
-from kiosk.vision.corner_set import BACK, corner_items
-from kiosk.vision.prepare import PrepareConfig
-from kiosk.vision.prepare_real import INDEX_PX, add_classifier_crops, add_detector_photos
+from kiosk_lab.training.corner_set import BACK, corner_items
+from kiosk_lab.training.prepare import PrepareConfig
+from kiosk_lab.training.prepare_real import INDEX_PX, add_classifier_crops, add_detector_photos
 
 REPO = Path(__file__).resolve().parents[1]
 CORNERS = REPO / "datasets" / "real" / "real-photos-corners"

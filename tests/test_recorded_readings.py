@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kiosk.table.bench import _ReadsOf, differences, same_seats
+from kiosk_lab.bench.pipeline import _ReadsOf, differences, same_seats
 from kiosk.table.config import load_config
-from kiosk.table.groundtruth import set_hands, shuffled_deck
+from kiosk_lab.groundtruth import set_hands, shuffled_deck
 from kiosk.table.hub import Hub
 from kiosk.table.runner import TableRunner
 from kiosk.table.sources import Frame
@@ -160,7 +160,7 @@ def test_a_dead_seat_replay_drops_that_seats_readings_and_judges_the_other_three
     """`kiosk bench pipeline --reads FILE --dead-seat`: seed 1309's readings replayed with seat 2 (1 +
     seed % 4) dead and the readings lying there removed: the seat shows as dead, no card of it is read
     anywhere, and the other three seats are read as they lie."""
-    from kiosk.table.bench import _WithoutSeat
+    from kiosk_lab.bench.pipeline import _WithoutSeat
     from kiosk.vision.detections import Detections
 
     frames = RECORDED["1309 aisleriot-ornamental"]

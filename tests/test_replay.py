@@ -1,6 +1,6 @@
 """Replay: a recorded hand's frames back through the same TableRunner give the recorded verdicts (issue 6).
 
-The table is rendered (kiosk.synth), run live through TableRunner with the Recorder on its
+The table is rendered (kiosk_lab.synth), run live through TableRunner with the Recorder on its
 hub, then replayed from the record alone. The reader here recognises which rendered scene
 a frame shows *from the decoded image* (nearest thumbnail) and returns that scene's exact
 readings, so the replay depends on the recorded frames themselves, not on frame numbers.
@@ -18,10 +18,10 @@ import pytest
 from kiosk.records.recorder import Recorder
 from kiosk.records.replay import format_report, replay_hand
 from kiosk.records.store import HandStore
-from kiosk.synth.table import SeatLayout, TableLayout, render_table
+from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
 from kiosk.table.actions import DealerAction
 from kiosk.table.config import load_config
-from kiosk.table.groundtruth import detections_from_scene, set_hands, shuffled_deck
+from kiosk_lab.groundtruth import detections_from_scene, set_hands, shuffled_deck
 from kiosk.table.hub import Hub
 from kiosk.table.runner import TableRunner
 from kiosk.table.sources import Frame

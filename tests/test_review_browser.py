@@ -20,11 +20,11 @@ import pytest
 
 from kiosk.records.recorder import Recorder
 from kiosk.records.store import HandStore
-from kiosk.synth.table import render_table
+from kiosk_lab.synth.table import render_table
 from table_support import DEAL, EMPTY, free_port
 from kiosk.table.actions import DealerAction
 from kiosk.table.config import load_config
-from kiosk.table.groundtruth import play
+from kiosk_lab.groundtruth import play
 from kiosk.table.hub import Hub
 from kiosk.web.app import create_app
 from kiosk.web.service import start_server

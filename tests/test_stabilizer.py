@@ -1,6 +1,6 @@
 """Stabiliser: many noisy frames of rendered tables -> the exact verdict, or an honest refusal.
 
-The detections come from the rendered scenes' ground truth (kiosk.table.groundtruth) with
+The detections come from the rendered scenes' ground truth (kiosk_lab.groundtruth) with
 the noise a reader makes: missed cards, misreads with their runner-up, duplicates.
 """
 
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from kiosk.rules.api import score_json
-from kiosk.synth.table import SeatLayout, TableLayout, render_table
+from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
 from kiosk.table.config import KioskConfig, load_config
-from kiosk.table.groundtruth import Noise, play
+from kiosk_lab.groundtruth import Noise, play
 
 HANDS = {
     # seat 1 set; seat 2 fouled (middle pair of 8s under front pair of queens, D-2);
@@ -280,7 +280,7 @@ def cover(rendered, rect):
     """The same frame with a skin-coloured arm over `rect`: the cards under it are not seen."""
     import copy
 
-    from kiosk.synth.table import RenderedScene
+    from kiosk_lab.synth.table import RenderedScene
 
     x1, y1, x2, y2 = rect
     image = rendered.image.copy()
@@ -296,7 +296,7 @@ def with_picture_read_as_a_card(rendered, over: str):
     reading at no card at all (labelled Jk here only so that `Noise.swaps` can give it a reading)."""
     import copy
 
-    from kiosk.synth.table import RenderedScene
+    from kiosk_lab.synth.table import RenderedScene
 
     scene = copy.deepcopy(rendered.scene)
     card = next(c for c in scene["cards"] if c["card"] == over)
@@ -366,7 +366,7 @@ def test_random_noise_never_yields_a_confident_wrong_read(seed):
 
 def test_a_card_read_twice_by_its_two_unpaired_indices_is_one_card():
     """The reader may leave a card's two indices unpaired: one card, not a duplicate."""
-    from kiosk.table.groundtruth import detections_from_scene
+    from kiosk_lab.groundtruth import detections_from_scene
     from kiosk.table.layout import TableGeometry
     from kiosk.table.snapshot import build_snapshot
     from kiosk.vision.detections import CardDetection, Detections
@@ -443,7 +443,7 @@ class _ReadAsGiven:
     model_version = "ground-truth"
 
     def __init__(self, scenes, given):
-        from kiosk.table.groundtruth import SceneReader
+        from kiosk_lab.groundtruth import SceneReader
 
         self.inner, self.given = SceneReader(scenes), given
 
@@ -874,7 +874,7 @@ def test_a_late_frame_does_not_publish_a_verdict_read_from_too_few_frames():
     after the first. The hold had passed, so a verdict was published from two frames: `needs
     dealer check` on every card (3 frames must agree), then confident a frame later. The hold now
     also waits for `min_votes` frames of the layout: the first verdict the dealer sees is the right one."""
-    from kiosk.table.groundtruth import SceneReader
+    from kiosk_lab.groundtruth import SceneReader
     from kiosk.table.hub import Hub
     from kiosk.table.runner import TableRunner
     from kiosk.table.sources import Frame

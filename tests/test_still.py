@@ -91,10 +91,10 @@ def test_the_last_search_of_a_still_table_looks_closer_at_the_first_searchs_find
 
 def test_the_comparison_ignores_noise_and_jpeg_and_sees_an_index():
     """The margin the default of 8 grey levels sits in, on a real rendered frame."""
-    from kiosk.synth.scenes import render_random
-    from kiosk.table.bench import _unseen_decks
+    from kiosk_lab.synth.scenes import render_random
+    from kiosk_lab.synth.art import unseen_decks
 
-    scene = render_random("showdown", _unseen_decks(str(MODELS))[0], seed=77, size=(1920, 1080))
+    scene = render_random("showdown", unseen_decks(str(MODELS))[0], seed=77, size=(1920, 1080))
     base = shrink(scene.image)
     jpeg = cv2.imdecode(cv2.imencode(".jpg", _noisy(scene.image, 5), [cv2.IMWRITE_JPEG_QUALITY, 90])[1], 1)
     assert np.abs(shrink(jpeg) - base).max() <= 4
@@ -134,15 +134,15 @@ def test_a_closer_look_finds_every_index_the_first_search_found_where_it_lies(re
     """kiosk.vision.closer: the seats' regions packed at 1.5x on one detector input, those taller than wide
     laid on their side; every index the frame's own search found is found again, each find mapped back onto
     the index it is (boxes off by a region's place, zoom or turn would land beside the labels)."""
-    from kiosk.synth.table import SeatLayout, TableLayout, render_table
-    from kiosk.table.bench import _unseen_decks
-    from kiosk.table.groundtruth import set_hands, shuffled_deck
+    from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
+    from kiosk_lab.synth.art import unseen_decks
+    from kiosk_lab.groundtruth import set_hands, shuffled_deck
     from kiosk.vision.closer import card_groups, pack
     from kiosk.vision.geometry import iou
 
     layout = set_hands(shuffled_deck(1))
     scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in layout.items())),
-                         _unseen_decks(str(MODELS))[0], 1, {"preset": "random", "perspective": 0.03, "rotation": 3.0,
+                         unseen_decks(str(MODELS))[0], 1, {"preset": "random", "perspective": 0.03, "rotation": 3.0,
                                                             "hands": 0, "card_height": 110}, reverse_fan=0.0)
     h, w = scene.image.shape[:2]
     truth = [tuple(b) for c in scene.scene["cards"] if c["face_up"] for b in c["corners"]]

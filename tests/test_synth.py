@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from kiosk.cards import CLASS_NAMES
-from kiosk.synth.art import COMMITTED_ART, deck_info, list_decks, load_deck, measure_index
-from kiosk.synth.camera import CameraParams
-from kiosk.synth.dataset import _tile_scene, build, split_decks
-from kiosk.synth.scenes import render_random
-from kiosk.synth.table import Placement, SeatLayout, TableLayout, render_placements, render_table
+from kiosk_lab.synth.art import COMMITTED_ART, deck_info, list_decks, load_deck, measure_index
+from kiosk_lab.synth.camera import CameraParams
+from kiosk_lab.synth.dataset import _tile_scene, build, split_decks
+from kiosk_lab.synth.scenes import render_random
+from kiosk_lab.synth.table import Placement, SeatLayout, TableLayout, render_placements, render_table
 
 FELT = (40, 110, 30)
 DECK = "kennard-2c"
@@ -273,7 +273,7 @@ def test_build_writes_the_contract_layout(tmp_path):
 
 
 def test_demo_recording_plays_and_matches_its_ground_truth():
-    from kiosk.synth.art import REPO_ROOT
+    from kiosk_lab.synth.art import REPO_ROOT
 
     demo = REPO_ROOT / "kiosk" / "data" / "demo"
     truth = json.loads((demo / "table.json").read_text())
@@ -316,7 +316,7 @@ def test_cork_and_cardboard_surfaces_are_brown_grainy_and_only_drawn_when_asked(
     """The held-out real deals the issue names lie on cork and cardboard: both surfaces are kraft / cork brown
     (red over green over blue), textured, the same for a seed; `auto` (every set made before them) never draws
     them, and an unknown surface is refused by name."""
-    from kiosk.synth import backgrounds
+    from kiosk_lab.synth import backgrounds
 
     for kind in ("cork", "cardboard"):
         a = backgrounds.surface(np.random.default_rng(5), (270, 480), kind)

@@ -19,7 +19,7 @@ from kiosk.vision.detections import Detections
 
 @pytest.mark.slow
 def test_one_epoch_training_writes_a_reader_that_loads_and_reads(tmp_path):
-    from kiosk.synth.dataset import build
+    from kiosk_lab.synth.dataset import build
 
     build("smoke", {"train": 4, "val": 2, "test": 0}, seed=3, out_root=tmp_path, workers=1,
           mix={"showdown": 1.0}, forced={"val": ["kenney"]}, log=lambda *_: None)
@@ -94,70 +94,6 @@ def test_crops_already_cut_are_refused_with_the_option_at_fault(tmp_path):
     assert run.returncode == 2 and "--cut-only cuts the classifier's crops from --data: add --stage classifier" in run.stderr
 
 
-@pytest.mark.slow
-def test_the_gpu_script_trains_both_classifiers_from_packed_crops(tmp_path):
-    """scripts/gpu_train_classifier.sh, run on the CPU as on the lent GPU machine: crops cut from a tiny
-    set (`kiosk train --cut-only`), packed into sheets (scripts/pack_crops.py), unpacked, and a fine-tune of the shipped
-    classifier and one from scratch (a wider yolo11s-cls, CLS_MODEL) trained side by side; both come back as
-    213-class weights."""
-    from pathlib import Path
-
-    import cv2
-    import torch
-
-    from kiosk.synth.dataset import build
-
-    root = Path(__file__).resolve().parents[1]
-    build("gpu", {"train": 3, "val": 1, "test": 0}, seed=5, out_root=tmp_path, workers=1,
-          mix={"showdown": 1.0}, forced={"val": ["kenney"]}, log=lambda *_: None)
-    cutting = _kiosk_train("--data", tmp_path / "gpu", "--stage", "classifier", "--cut-only", "--cls-crops", 400,
-                       "--runs", tmp_path / "runs", "--name", "cut", "--out", tmp_path / "untouched", timeout=300)
-    assert cutting.returncode == 0, cutting.stderr[-3000:]
-    crops = tmp_path / "runs" / "prep" / "cut" / "cls"
-    assert f"train them with --crops {crops}" in cutting.stdout
-    assert not list((tmp_path / "untouched").iterdir())  # cutting trains nothing and writes no reader
-    sheets = tmp_path / "sheets"
-    pack = subprocess.run([sys.executable, str(root / "scripts" / "pack_crops.py"), "pack", str(crops), str(sheets)],
-                          capture_output=True, text=True, timeout=120)
-    assert pack.returncode == 0, pack.stderr
-    packed = json.loads(pack.stdout)
-    cut = sorted(p.relative_to(crops) for p in crops.rglob("*.jpg"))
-    assert packed["crops"] == len(cut) and packed["sheets"] == 1
-
-    out = tmp_path / "out"
-    env = {**os.environ, "DEVICE": "cpu", "OUT": str(out), "WORK": str(tmp_path / "work"), "CROPS": str(sheets),
-           "CLS_MODEL": "yolo11s-cls.yaml",
-           "WORKERS": "0", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    run = subprocess.run(["bash", "scripts/gpu_train_classifier.sh", "0.001", "3"], cwd=root, env=env,
-                         capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    unpacked = tmp_path / "work" / "crops"
-    assert sorted(p.relative_to(unpacked) for p in unpacked.rglob("*.jpg")) == cut  # every crop, in its class
-    first = cut[0]
-    diff = cv2.absdiff(cv2.imread(str(crops / first)), cv2.imread(str(unpacked / first)))
-    assert diff.mean() < 4  # JPEG's loss, not another crop's pixels
-    sizes = {}
-    for name in ("ft", "scratch"):
-        model = torch.load(out / f"{name}.pt", map_location="cpu", weights_only=False)["model"]
-        assert len(model.names) == 53 * 4 + 1, name
-        assert (out / f"{name}-results.csv").is_file(), name
-        sizes[name] = sum(p.numel() for p in model.parameters())
-    shipped = torch.load(root / "models" / "index-classifier.pt", map_location="cpu", weights_only=False)["model"]
-    assert model.names == shipped.names
-    assert sizes["scratch"] > 3 * sizes["ft"]  # CLS_MODEL: yolo11s-cls from nothing beside the shipped yolo11n-cls
-
-
-def test_the_gpu_script_refuses_a_run_it_does_not_know_before_it_starts(tmp_path):
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "RUNS": "ft big", "OUT": str(tmp_path / "out"), "WORK": str(tmp_path / "work")}
-    run = subprocess.run(["bash", "scripts/gpu_train_classifier.sh", "0.1", "1"], cwd=root, env=env,
-                         capture_output=True, text=True, timeout=60)
-    assert run.returncode == 2 and "RUNS names big; it may name ft and scratch" in run.stderr
-    assert not (tmp_path / "work").exists()  # nothing unpacked, nothing trained
-
-
 def _crops_of_the_shipped_classes(root, per_class=1):
     """A crop folder with the shipped classifier's class folders, each holding noise pictures."""
     import cv2
@@ -179,7 +115,7 @@ def test_the_distillation_loss_follows_the_teachers_as_weighted():
     import torch
     import torch.nn.functional as F
 
-    from kiosk.vision.distill import DistillLoss
+    from kiosk_lab.training.distill import DistillLoss
 
     torch.manual_seed(0)
     logits = torch.randn(8, 5)
@@ -224,7 +160,7 @@ def test_a_classifier_trains_from_two_teachers(tmp_path):
 
     crops = _crops_of_the_shipped_classes(tmp_path / "crops")
     student = tmp_path / "student"
-    shutil.copytree("models", student, ignore=shutil.ignore_patterns("phase14", "figures", "*openvino*"))
+    shutil.copytree("models", student, ignore=shutil.ignore_patterns("figures", "*openvino*"))
     run = _kiosk_train("--crops", crops, "--stage", "classifier", "--cls-epochs", "1", "--cls-batch", "64",
                        "--cls-imgsz", "64", "--out", student, "--resume-from", student, "--runs", tmp_path / "runs",
                        "--teacher", "models", "--teacher", "models", "--teacher-weight", "0.7", "--no-export",

@@ -25,10 +25,10 @@ from pathlib import Path
 import cv2
 import pytest
 
-from kiosk.synth.table import SeatLayout, TableLayout, render_table
+from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
 from table_support import DEAL, EMPTY, free_port
 from kiosk.table.config import KioskConfig
-from kiosk.table.groundtruth import Noise, SceneReader
+from kiosk_lab.groundtruth import Noise, SceneReader
 from kiosk.table.hub import Hub
 from kiosk.table.runner import TableRunner
 from kiosk.table.sources import Frame

@@ -22,10 +22,10 @@ import pytest
 from kiosk.cards import parse_card
 from kiosk.cli import main as kiosk_main
 from kiosk.rules.api import score_json
-from kiosk.synth.table import render_table
+from kiosk_lab.synth.table import render_table
 from table_support import DEAL, EMPTY
 from kiosk.table.config import KioskConfig, load_config
-from kiosk.table.groundtruth import SceneReader
+from kiosk_lab.groundtruth import SceneReader
 from kiosk.table.hub import Hub
 from kiosk.table.runner import TableRunner
 from kiosk.table.sources import Frame
@@ -671,7 +671,7 @@ def test_systemd_notifications_reach_the_notify_socket(tmp_path, monkeypatch):
 
 
 def test_floor_confirms_a_card_the_kiosk_was_unsure_of(cfg, hub, rendered, actions):
-    from kiosk.table.groundtruth import Noise
+    from kiosk_lab.groundtruth import Noise
 
     t = Table(cfg, hub)
     t.runner.reader.noise = Noise(swaps={"Kc": ("Jd", 0.55)})  # read as Jd, unsure, every frame

@@ -17,6 +17,7 @@ import json
 import sys
 from pathlib import Path
 
+from kiosk.cards import ROWS
 from kiosk.commands import command_parser
 from kiosk.errors import KioskError
 from kiosk.vision.models_dir import MODELS_HELP, default_models_dir
@@ -154,7 +155,7 @@ def text_report(hands: list[dict], name: str) -> str:
             if seat.get("declared_natural"):
                 cards = "natural declared: " + " ".join(seat.get("cards", []))
             else:
-                cards = " | ".join(f"{r} {' '.join(seat.get(r, []))}" for r in ("front", "middle", "back"))
+                cards = " | ".join(f"{r} {' '.join(seat.get(r, []))}" for r in ROWS)
             r = results.get(k)
             status = ""
             if r:

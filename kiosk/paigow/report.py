@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from kiosk.paigow.api import GAME
+from kiosk.rules.report import showdown_report, text_report
 
 WORDS = {"win": "wins", "lose": "loses", "copy": "copy (to the banker)"}
 
@@ -16,8 +17,6 @@ def is_paigow(result: Any) -> bool:
 
 def text_report_any(results: Sequence[dict]) -> str:
     """Every result's report; Chinese Poker ones through the Chinese Poker report."""
-    from kiosk.rules.report import showdown_report, text_report
-
     if not any(is_paigow(r) for r in results):
         return text_report(results)
     blocks = [

@@ -21,7 +21,7 @@ from kiosk.table.hub import Hub
 from kiosk.table.judge import same_verdict
 from kiosk.table.layout import TableGeometry
 from kiosk.table.lifecycle import Lifecycle
-from kiosk.table.runner import TableState
+from kiosk.table.runner import TableRunner, TableState
 from kiosk.table.sources import Frame
 from kiosk.table.verdict import Verdict
 from kiosk.vision.still import StillIndices
@@ -83,7 +83,8 @@ class PaiGowRunner(FrameLoop):
         self.finish()
         return list(self._hand_verdicts.values())
 
-    def apply(self, action: DealerAction) -> None:
+    def apply(self, action: DealerAction, typed: object = None) -> None:
+        """Only new_hand applies at a Pai Gow table (`typed`, the display's parsed action, is not needed)."""
         with self._lock:
             ok, message = True, "new hand"
             if action.kind == "new_hand":
@@ -204,7 +205,6 @@ def runner_class(cfg: KioskConfig):
     """The pipeline of the game this table deals."""
     if cfg.game.name == "paigow":
         return PaiGowRunner
-    from kiosk.table.runner import TableRunner
 
     return TableRunner
 

@@ -7,14 +7,14 @@ amounts as written; commission is rounded half up to the cent (D-13).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from kiosk.paigow.houseway import set_by_house_way
 from kiosk.paigow.ranks import Rank
 from kiosk.paigow.setting import Setting, foul_of, same_setting
 from kiosk.paigow.table import PaiGowTable, PlayerSeat
+from kiosk.rules.settlement import to_cent
 
-CENT = Decimal("0.01")
 ZERO = Decimal(0)
 
 
@@ -59,7 +59,7 @@ class PaiGowResult:
 
 def commission_on(amount: Decimal, rate: Decimal) -> Decimal:
     """D-13: amount x rate, rounded half up to the cent (10.50 x 5% = 0.53)."""
-    return (amount * rate).quantize(CENT, rounding=ROUND_HALF_UP)
+    return to_cent(amount * rate)
 
 
 def compare(player: Rank, banker: Rank) -> str:

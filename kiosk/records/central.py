@@ -10,13 +10,13 @@ holds, exactly as `HandStore.verify` does from SQLite, and names the first break
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from kiosk.errors import KioskError
 from kiosk.records.central_schema import RECORD_COLUMNS, child_columns
 from kiosk.records.chain import GENESIS, ChainEntry, PrunedRun, file_sha256, link_hash, verify_chain
+from kiosk.records.connections import PerThread
 from kiosk.records.store import (
     CHILD_TABLES,
     HandListing,
@@ -58,26 +58,14 @@ class CentralStore:
     def __init__(self, dsn: str, media_dir: str | Path):
         self.dsn = dsn
         self.media_dir = Path(media_dir)
-        self._local = threading.local()
-        self._all: list = []
-        self._lock = threading.Lock()
+        self._conns = PerThread(lambda: connect(self.dsn), lambda conn: not (conn.closed or conn.broken))
         self._conn()  # fail now, with a clear message, not on the first page
 
     def _conn(self):
-        conn = getattr(self._local, "conn", None)
-        if conn is None or conn.closed or conn.broken:
-            conn = connect(self.dsn)
-            self._local.conn = conn
-            with self._lock:
-                self._all.append(conn)
-        return conn
+        return self._conns.get()
 
     def close(self) -> None:
-        with self._lock:
-            conns, self._all = self._all, []
-        for conn in conns:
-            conn.close()
-        self._local = threading.local()
+        self._conns.close()
 
     def media_abspath(self, path: str) -> Path:
         return self.media_dir / path

@@ -85,6 +85,20 @@ def _name(seq: int, labels: dict[int, str]) -> str:
     return f"record {seq} ({label})" if label else f"record {seq}"
 
 
+def _link_problem(entry: ChainEntry, before: str | None, labels: dict[int, str]) -> ChainProblem | None:
+    """What is wrong with one stored record given the hash the record before it has (None: intact)."""
+    seq = entry.seq
+    if entry.prev_hash != before:
+        if entry.computed_hash != entry.stored_hash:
+            return ChainProblem(seq, f"{_name(seq, labels)} was altered: its link to the previous record was changed")
+        # This record is intact as stored, so what changed is the one before it
+        # (content and hash rewritten together).
+        return ChainProblem(seq - 1, f"{_name(seq - 1, labels)} was altered: the next record links to a different hash")
+    if entry.computed_hash != entry.stored_hash:
+        return ChainProblem(seq, f"{_name(seq, labels)} was altered: its content no longer matches its hash")
+    return None
+
+
 def verify_chain(
     entries: Sequence[ChainEntry], runs: Iterable[PrunedRun], max_seq: int
 ) -> ChainProblem | None:
@@ -129,15 +143,9 @@ def verify_chain(
             s = run.last + 1
         if s != seq:
             return ChainProblem(seq, f"{_name(seq, labels)} overlaps a pruned run")
-        before = hash_of(seq - 1)
-        if entry.prev_hash != before:
-            if entry.computed_hash != entry.stored_hash:
-                return ChainProblem(seq, f"{_name(seq, labels)} was altered: its link to the previous record was changed")
-            # This record is intact as stored, so what changed is the one before it
-            # (content and hash rewritten together).
-            return ChainProblem(seq - 1, f"{_name(seq - 1, labels)} was altered: the next record links to a different hash")
-        if entry.computed_hash != entry.stored_hash:
-            return ChainProblem(seq, f"{_name(seq, labels)} was altered: its content no longer matches its hash")
+        problem = _link_problem(entry, hash_of(seq - 1), labels)
+        if problem is not None:
+            return problem
         expected_next = seq + 1
     # Records after the last survivor: only pruned runs may account for them.
     s = expected_next

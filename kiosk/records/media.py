@@ -10,6 +10,7 @@ in the source and its byte range, so a replay feeds the very frames back through
 pipeline with their original timing.
 
 >>> import numpy as np, tempfile
+>>> from kiosk.vision.images import encode_jpeg
 >>> folder = Path(tempfile.mkdtemp())
 >>> frames = [ClipFrame(i, i / 5, encode_jpeg(np.full((8, 8, 3), 40 * i, np.uint8))) for i in range(3)]
 >>> data, manifest = pack_clip(frames)
@@ -20,18 +21,19 @@ pipeline with their original timing.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-import cv2
 import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.records.chain import bytes_sha256
 from kiosk.records.private import private_dir
+from kiosk.vision.images import decode_jpeg
 
 TMP_SUFFIX = ".part"
 
@@ -61,24 +63,6 @@ class MediaFile:
     bytes: int
     frame_index: int | None = None
     meta: dict | None = None  # the clip manifest, image size, ...
-
-
-def encode_jpeg(image: np.ndarray, quality: int = 90, max_width: int | None = None) -> bytes:
-    """JPEG bytes of a BGR image (downscaled to `max_width` when wider); the input is not modified."""
-    if max_width and image.shape[1] > max_width:
-        scale = max_width / image.shape[1]
-        image = cv2.resize(image, (max_width, max(1, round(image.shape[0] * scale))), interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
-    if not ok:
-        raise ValueError("OpenCV could not encode the frame as JPEG")
-    return buf.tobytes()
-
-
-def decode_jpeg(data: bytes) -> np.ndarray:
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        raise KioskError("a stored frame is not a readable JPEG (the media file is damaged)", exit_code=1)
-    return image
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -120,8 +104,6 @@ def write_unsynced(path: Path, data: bytes) -> None:
 def sync_filesystem(folder: Path) -> None:
     """Flush every file written on `folder`'s filesystem to disk: one syncfs(2) for a batch of files
     instead of two fsyncs each (os.sync() where syncfs is not available)."""
-    import ctypes
-
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         fd = os.open(folder, os.O_RDONLY)

@@ -33,16 +33,17 @@ import numpy as np
 from kiosk.records.media import (
     ClipFrame,
     MediaFile,
-    encode_jpeg,
     pack_clip,
     remove_partial_files,
     safe_name,
     write_atomic,
 )
+from kiosk.records.retention import prune
 from kiosk.records.store import HandStore
 from kiosk.table.actions import DealerAction
 from kiosk.table.hub import Event, Hub
 from kiosk.table.verdict import Verdict
+from kiosk.vision.images import encode_jpeg
 
 log = logging.getLogger(__name__)
 
@@ -357,7 +358,6 @@ class Recorder:
         records = getattr(self.cfg, "records", None)
         if records is None:
             return
-        from kiosk.records.retention import prune
 
         try:
             prune(self.store, records.retention_days, records.disk_budget_mb, time.time(),

@@ -20,12 +20,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from pydantic import ValidationError
+
 from kiosk.errors import KioskError
+from kiosk.paigow.judge import paigow_config_of
+from kiosk.paigow.runner import runner_class
 from kiosk.records.chain import file_sha256
 from kiosk.records.media import read_clip
 from kiosk.records.recorder import JPEG_QUALITY
 from kiosk.records.store import HandRecord, HandStore, VerdictRecord
+from kiosk.table.config import KioskConfig
 from kiosk.table.hub import Hub
+from kiosk.table.sources import Frame, open_source
 from kiosk.table.verdict import Verdict
 
 _MISSING = object()
@@ -129,10 +135,6 @@ class HandReplay:
 
 def replay_config(record: VerdictRecord, cfg=None, profile: str | None = None):
     """The config to replay a hand under: as recorded (or `cfg`), with the hand's game state."""
-    from pydantic import ValidationError
-
-    from kiosk.table.config import KioskConfig
-
     data = cfg.model_dump(mode="json") if cfg is not None else json.loads(json.dumps(record.config or {}))
     showdown = record.verdict.showdown
     game = dict(data.get("game") or {})
@@ -152,8 +154,6 @@ def replay_config(record: VerdictRecord, cfg=None, profile: str | None = None):
         game["profile"] = profile
     data["game"] = game
     if showdown.get("game") == "paigow":
-        from kiosk.paigow.judge import paigow_config_of
-
         game["name"] = "paigow"
         data["paigow"] = paigow_config_of(showdown, data.get("paigow") or {})
     try:
@@ -190,56 +190,13 @@ def _clip_gaps(hand: HandRecord) -> list[str]:
 def replay_hand(store: HandStore, hand_id: str, reader, cfg=None, profile: str | None = None) -> HandReplay:
     """Re-run a recorded hand through a fresh TableRunner (the pipeline of its game) and compare
     verdict by verdict."""
-    from kiosk.paigow.runner import runner_class
-    from kiosk.table.sources import Frame
-
     hand = store.hand(hand_id)
     if hand is None:
         raise KioskError(f"no recorded hand {hand_id!r} in {store.path}", exit_code=1)
-    if not any(m.role == "clip" for r in hand.revisions for m in r.media):
-        raise KioskError(f"hand {hand_id} has no recorded frames: it cannot be replayed", exit_code=1)
-    for rev in hand.revisions:  # replay only the frames the record vouches for
-        for m in rev.media:
-            if m.role == "clip":
-                path = store.media_abspath(m.path)
-                if not path.exists():
-                    raise KioskError(f"hand {hand_id}: the clip of record {rev.seq} is missing ({m.path})", exit_code=1)
-                if file_sha256(path) != m.sha256:
-                    raise KioskError(f"hand {hand_id}: the clip of record {rev.seq} was altered ({m.path}); "
-                                     "run 'kiosk audit verify'", exit_code=1)
+    _check_clips(store, hand)
     first = hand.first
-    run_cfg = replay_config(first, cfg, profile)
-    notes = []
-    model = str(getattr(reader, "model_version", "") or "")
-    if first.verdict.model_version and model and model != first.verdict.model_version:
-        notes.append(f"model changed: recorded {first.verdict.model_version}, replayed {model}")
-    # The recorded config plus the hand's own game state is the config in force; another one is news.
-    if cfg is not None and first.verdict.config_digest and cfg.digest() != first.verdict.config_digest:
-        notes.append(f"config differs from the one in force (recorded {first.verdict.config_digest}, "
-                     f"replayed {cfg.digest()})")
-    if profile:
-        notes.append(f"scoring profile {profile} instead of {first.verdict.showdown.get('profile', '?')}")
-    notes += _clip_gaps(hand)
-
-    hub = Hub()
-    published: list[Verdict] = []
-    hub.subscribe(lambda e: published.append(e.data["verdict"]) if e.kind == "verdict" else None)
-    runner = runner_class(run_cfg)(run_cfg, None, reader, hub)
-    # Actions recorded after the first verdict but carrying no frame go after every frame.
-    pending = [a for a in hand.actions if a.action.kind not in ("new_hand", "wrong_pin")]
-    frames = 0
-    replay_hand_id = None
-    while pending and pending[0].frame_index is None:  # acted on before any frame was seen
-        runner.apply(pending.pop(0).action)
-    for f in hand_frames(store, hand):
-        runner.process(Frame(f.image, f.frame_index, f.timestamp, f"replay:{hand_id}", f.jpeg))
-        frames += 1
-        if replay_hand_id is None:
-            replay_hand_id = runner.state.hand_id
-        while pending and pending[0].frame_index is not None and pending[0].frame_index <= f.frame_index:
-            runner.apply(pending.pop(0).action)
-    for a in pending:
-        runner.apply(a.action)
+    notes = _replay_notes(hand, reader, cfg, profile)
+    published, frames, replay_hand_id, runner = _rerun(store, hand, replay_config(first, cfg, profile), reader)
     if not published and first.verdict.meta.get("final"):
         runner.finish()  # the live source ended before the hand was held long enough
     ours = [v for v in published if v.hand_id == (replay_hand_id or v.hand_id)]
@@ -259,15 +216,69 @@ def replay_hand(store: HandStore, hand_id: str, reader, cfg=None, profile: str |
     return HandReplay(hand_id, tuple(checks), frames, tuple(notes))
 
 
+def _check_clips(store: HandStore, hand: HandRecord) -> None:
+    """Replay only the frames the record vouches for: each clip present and unaltered."""
+    if not any(m.role == "clip" for r in hand.revisions for m in r.media):
+        raise KioskError(f"hand {hand.hand_id} has no recorded frames: it cannot be replayed", exit_code=1)
+    for rev in hand.revisions:
+        for m in rev.media:
+            if m.role == "clip":
+                path = store.media_abspath(m.path)
+                if not path.exists():
+                    raise KioskError(f"hand {hand.hand_id}: the clip of record {rev.seq} is missing ({m.path})",
+                                     exit_code=1)
+                if file_sha256(path) != m.sha256:
+                    raise KioskError(f"hand {hand.hand_id}: the clip of record {rev.seq} was altered ({m.path}); "
+                                     "run 'kiosk audit verify'", exit_code=1)
+
+
+def _replay_notes(hand: HandRecord, reader, cfg, profile: str | None) -> list[str]:
+    """What differs from the live run before a frame is replayed: the model, the config, the profile."""
+    first = hand.first
+    notes = []
+    model = str(getattr(reader, "model_version", "") or "")
+    if first.verdict.model_version and model and model != first.verdict.model_version:
+        notes.append(f"model changed: recorded {first.verdict.model_version}, replayed {model}")
+    # The recorded config plus the hand's own game state is the config in force; another one is news.
+    if cfg is not None and first.verdict.config_digest and cfg.digest() != first.verdict.config_digest:
+        notes.append(f"config differs from the one in force (recorded {first.verdict.config_digest}, "
+                     f"replayed {cfg.digest()})")
+    if profile:
+        notes.append(f"scoring profile {profile} instead of {first.verdict.showdown.get('profile', '?')}")
+    return notes + _clip_gaps(hand)
+
+
+def _rerun(store: HandStore, hand: HandRecord, run_cfg, reader):
+    """The hand's frames and dealer actions through a fresh runner, each action after the frame it
+    followed live; returns the verdicts published, the frames run, the replay's hand id and the runner."""
+    hub = Hub()
+    published: list[Verdict] = []
+    hub.subscribe(lambda e: published.append(e.data["verdict"]) if e.kind == "verdict" else None)
+    runner = runner_class(run_cfg)(run_cfg, None, reader, hub)
+    # Actions recorded after the first verdict but carrying no frame go after every frame.
+    pending = [a for a in hand.actions if a.action.kind not in ("new_hand", "wrong_pin")]
+    frames = 0
+    replay_hand_id = None
+    while pending and pending[0].frame_index is None:  # acted on before any frame was seen
+        runner.apply(pending.pop(0).action)
+    for f in hand_frames(store, hand):
+        runner.process(Frame(f.image, f.frame_index, f.timestamp, f"replay:{hand.hand_id}", f.jpeg))
+        frames += 1
+        if replay_hand_id is None:
+            replay_hand_id = runner.state.hand_id
+        while pending and pending[0].frame_index is not None and pending[0].frame_index <= f.frame_index:
+            runner.apply(pending.pop(0).action)
+    for a in pending:
+        runner.apply(a.action)
+    return published, frames, replay_hand_id, runner
+
+
 def replay_video(path: Path, reader, cfg, store: HandStore | None = None) -> list[HandReplay]:
     """Run a video (or folder of frames) through the pipeline; match each hand to the record.
 
     A replayed hand matches the recorded hand of the same source whose key frame is
     nearest (within 3 seconds of frames); hands without a record are reported as such.
     """
-    from kiosk.paigow.runner import runner_class
-    from kiosk.table.sources import open_source
-
     source = open_source(path, realtime=False, loop=False)
     hub = Hub()
     published: list[Verdict] = []

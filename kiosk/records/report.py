@@ -26,7 +26,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from kiosk.records.media import decode_jpeg
+from kiosk.cards import ROWS
+from kiosk.paigow.rulings import paigow_rulings, payment_lines
+from kiosk.vision.images import decode_jpeg
 
 # What each rule says, in words a floor supervisor reads aloud (RULES.md decisions).
 RULE_TITLES = {
@@ -66,8 +68,6 @@ def rule_lines(result: dict) -> list[RuleLine]:
     if not isinstance(result, dict) or "error" in result:
         return []
     if result.get("game") == "paigow":
-        from kiosk.paigow.rulings import paigow_rulings
-
         return [RuleLine(*line) for line in paigow_rulings(result)]
     out: list[RuleLine] = []
     for s in result.get("seats") or []:
@@ -277,7 +277,7 @@ def seat_card_lines(shown: dict, scored: dict | None) -> list[str]:
     """
     rows = (scored or {}).get("rows") or {}
     lines = []
-    for name in ("front", "middle", "back"):
+    for name in ROWS:
         if name in shown:
             cards = " ".join(map(str, shown.get(name) or [])) or "no cards"
             hand = rows.get(name, {}).get("hand") if isinstance(rows.get(name), dict) else None
@@ -328,8 +328,6 @@ def _payments_section(doc: _Doc, result: dict) -> None:
     doc.heading("Payments (in order)")
     transfers = result.get("transfers") or []
     if result.get("game") == "paigow" and "error" not in result:
-        from kiosk.paigow.rulings import payment_lines
-
         for line in payment_lines(result):
             doc.text(line["text"], 0.55)
     elif not transfers:

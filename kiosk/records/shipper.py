@@ -21,16 +21,18 @@ never prunes a record the floor has not got.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from kiosk.records.central_schema import SCHEMA_VERSION, child_columns
-from kiosk.records.chain import file_sha256
+from kiosk.records.chain import bytes_sha256, file_sha256
 from kiosk.records.media import safe_name, sync_filesystem, write_unsynced
 from kiosk.records.store import CHILD_TABLES, HandStore
+from kiosk.records.summary import verdict_text
 
 log = logging.getLogger(__name__)
 SHIPPED_KEY = "central_shipped_seq"
@@ -207,7 +209,6 @@ class Shipper:
             data = source.read_bytes()
         except OSError:
             data = None
-        from kiosk.records.chain import bytes_sha256
 
         if data is None or bytes_sha256(data) != m["sha256"]:
             log.warning("record %s: %s does not match its record; the floor gets the record without it",
@@ -308,8 +309,6 @@ class Shipper:
         self._set(state=state, error=message, local_seq=self.store.max_seq())
 
     def _set(self, **changes) -> None:
-        from dataclasses import replace
-
         self._state = replace(self._state, **changes)
 
 
@@ -348,10 +347,6 @@ def _count_corrections(conn, table: str, hands: set[str]) -> None:
 
 def _upsert_hands(conn, table: str, verdicts: list[tuple[dict, dict]]) -> None:
     """The floor's search row of each hand: its newest revision (derived, not chained)."""
-    import json
-
-    from kiosk.records.summary import verdict_text
-
     newest: dict[str, tuple] = {}
     for r, v in verdicts:  # in seq order: a later revision of the same hand replaces an earlier one
         first = newest[v["hand_id"]][6] if v["hand_id"] in newest else v["decided_at"]

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,8 +42,9 @@ from kiosk.records.chain import (
     link_hash,
     verify_chain,
 )
+from kiosk.records.connections import PerThread
 from kiosk.records.media import MediaFile
-from kiosk.records.summary import seat_list_text, summarize
+from kiosk.records.summary import seat_list_text, summarize, verdict_text
 from kiosk.table.actions import DealerAction
 from kiosk.table.verdict import CardEvidence, NeedsCheck, Verdict
 
@@ -301,9 +301,7 @@ class HandStore:
             raise KioskError(f"cannot create the folder for {self.path}: {err.strerror or err}") from None
         self.base_dir = self.path.parent.resolve()
         self.media_dir = Path(media_dir) if media_dir is not None else self.base_dir / "media"
-        self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
+        self._conns = PerThread(self._open, close_errors=(sqlite3.Error,))
         try:
             conn = self._conn()
             conn.executescript(SCHEMA)
@@ -314,33 +312,24 @@ class HandStore:
     # -- connections ---------------------------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            try:
-                conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-                conn.row_factory = sqlite3.Row
-                conn.execute("PRAGMA journal_mode=WAL")
-                # FULL: the WAL is fsynced on every commit, so a decided hand survives power loss,
-                # not only a crash of this process. One fsync per hand is cheap.
-                conn.execute("PRAGMA synchronous=FULL")
-                conn.execute("PRAGMA foreign_keys=ON")
-                conn.create_function("verdict_text", 2, _verdict_text_sql, deterministic=True)
-            except sqlite3.DatabaseError as err:
-                raise KioskError(f"{self.path} is not a usable record database: {err}", exit_code=2) from None
-            self._local.conn = conn
-            with self._lock:
-                self._all.append(conn)
+        return self._conns.get()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            # FULL: the WAL is fsynced on every commit, so a decided hand survives power loss,
+            # not only a crash of this process. One fsync per hand is cheap.
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.create_function("verdict_text", 2, _verdict_text_sql, deterministic=True)
+        except sqlite3.DatabaseError as err:
+            raise KioskError(f"{self.path} is not a usable record database: {err}", exit_code=2) from None
         return conn
 
     def close(self) -> None:
-        with self._lock:
-            conns, self._all = self._all, []
-        for conn in conns:
-            try:
-                conn.close()
-            except sqlite3.Error:
-                pass
-        self._local = threading.local()
+        self._conns.close()
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -821,8 +810,6 @@ def record_label(r, rows_by_table) -> str:
 
 
 def _verdict_text_sql(result_json: str, needs_check_json: str) -> str:
-    from kiosk.records.summary import verdict_text
-
     return verdict_text(json.loads(result_json), json.loads(needs_check_json)).lower()
 
 

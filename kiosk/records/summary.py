@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kiosk.records.report import rule_lines
+
 
 @dataclass(frozen=True, slots=True)
 class HandSummary:
@@ -57,8 +59,6 @@ def seat_list_text(seats: tuple[int, ...]) -> str:
 def verdict_text(result: dict, needs_check: list) -> str:
     """The words the floor searches a verdict by: every ruling with its rule (as the hand page shows them),
     each needs-check reason, and the error of a hand not scored."""
-    from kiosk.records.report import rule_lines
-
     parts = [f"{line.rule} {line.text}".strip() for line in rule_lines(result)]
     parts += [str(n.get("reason", "")) for n in needs_check or [] if isinstance(n, dict)]
     if isinstance(result, dict) and result.get("error"):

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kiosk.cards import RANKS, Card
-from kiosk.rules.profiles import ROWS, ScoringProfile
-from kiosk.rules.scoring import PairResult, SeatResult, ShowdownResult, score_showdown
+from kiosk.cards import RANKS, ROWS, Card
+from kiosk.rules.profiles import ScoringProfile
+from kiosk.rules.scoring import PairResult, Row, SeatResult, ShowdownResult, score_showdown
 from kiosk.rules.settlement import Settlement, settle
 from kiosk.rules.showdown import Showdown, ShowdownError, parse_showdown
 
@@ -50,38 +50,41 @@ def settle_showdown(showdown: Showdown, result: ShowdownResult) -> Settlement:
 
 
 def result_dict(showdown: Showdown, result: ShowdownResult, settlement: Settlement) -> dict:
-    notes = list(result.notes) + list(settlement.notes)
-    given = [s.seat for s in showdown.active if s.stack is not None]
-    if given and not settlement.capped:
+    notes = [*result.notes, *settlement.notes]
+    stacks = {str(s.seat): s.stack for s in showdown.active if s.stack is not None}
+    if stacks and not settlement.capped:
         missing = [s.seat for s in showdown.active if s.stack is None]
         notes.append(
             f"§8: no all-in caps: seat{'s' if len(missing) > 1 else ''} "
             f"{', '.join(map(str, missing))} gave no stack (caps apply only when every "
             "active seat has one)"
         )
-    out: dict[str, Any] = {}
-    if showdown.id is not None:
-        out["id"] = showdown.id
-    out.update(
-        profile=result.profile,
-        button=result.button,
-        order=list(result.order),
-        stake=showdown.stake,
-        seats=[_seat_dict(s) for s in result.seats],
-        pairs=[_pair_dict(p, showdown) for p in result.pairs],
-        transfers=[{"from": t.payer, "to": t.payee, "amount": t.amount} for t in settlement.transfers],
-        shortfalls=[
-            {"from": t.payer, "to": t.payee, "amount": t.amount} for t in settlement.shortfalls
-        ],
-        capped=settlement.capped,
-        stacks={str(s.seat): s.stack for s in showdown.active if s.stack is not None},
-        notes=notes,
-    )
+    out: dict[str, Any] = {} if showdown.id is None else {"id": showdown.id}
+    out["profile"] = result.profile
+    out["button"] = result.button
+    out["order"] = list(result.order)
+    out["stake"] = showdown.stake
+    out["seats"] = [_seat_dict(s) for s in result.seats]
+    out["pairs"] = [_pair_dict(p, showdown) for p in result.pairs]
+    out["transfers"] = [{"from": t.payer, "to": t.payee, "amount": t.amount} for t in settlement.transfers]
+    out["shortfalls"] = [{"from": t.payer, "to": t.payee, "amount": t.amount} for t in settlement.shortfalls]
+    out["capped"] = settlement.capped
+    out["stacks"] = stacks
+    out["notes"] = notes
     return out
 
 
+_CARD_TEXT = [""] * 2 + list(RANKS)  # by rank: str(card) is _CARD_TEXT[card.rank] + card.suit
+
+
 def _cards(cards: tuple[Card, ...]) -> list[str]:
-    return [RANKS[c.rank - 2] + c.suit for c in cards]  # str(c), without the joker case
+    return [_CARD_TEXT[c.rank] + c.suit for c in cards]  # str(c), without the joker case
+
+
+def _rows_dict(rows: tuple[Row, ...]) -> dict | None:
+    if not rows:
+        return None
+    return {r.name: {"cards": _cards(r.cards), "hand": r.text, "royalty": r.royalty} for r in rows}
 
 
 def _seat_dict(s: SeatResult) -> dict:
@@ -96,11 +99,7 @@ def _seat_dict(s: SeatResult) -> dict:
         "foul_rule": s.foul_rule,
         "foul_reason": s.foul_reason,
         "declared": s.declared,
-        "rows": {
-            r.name: {"cards": _cards(r.cards), "hand": r.describe(), "royalty": r.royalty}
-            for r in s.rows
-        }
-        or None,
+        "rows": _rows_dict(s.rows),
         "natural_text": natural.describe() if natural else None,
         "natural_split": (
             {name: _cards(part) for name, part in zip(ROWS, natural.split)}
@@ -116,7 +115,7 @@ def _pair_dict(p: PairResult, showdown: Showdown) -> dict:
     return {
         "seats": list(p.seats),
         "points": p.points,
-        "stake": showdown.stake_for(*p.seats),
+        "stake": showdown.stake_for(*p.seats) if showdown.pair_stakes else showdown.stake,
         "rule": p.rule,
         "explanation": p.explanation,
     }

@@ -14,10 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from kiosk.cards import Card
+from kiosk.cards import ROW_SIZES, Card
 from kiosk.rules.ranking import rank_hand
-
-ROW_SIZES = (("front", 3), ("middle", 5), ("back", 5))
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +41,7 @@ def check_foul(front: Sequence[Card], middle: Sequence[Card], back: Sequence[Car
     rows = (front, middle, back)
     wrong = [
         f"{name} has {len(row)} card{'' if len(row) == 1 else 's'}, needs {size}"
-        for (name, size), row in zip(ROW_SIZES, rows)
+        for (name, size), row in zip(ROW_SIZES.items(), rows)
         if len(row) != size
     ]
     if wrong:

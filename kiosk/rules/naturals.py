@@ -23,6 +23,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
+from itertools import permutations
+from operator import attrgetter
 from typing import Sequence
 
 from kiosk.cards import SUITS, Card, format_cards, parse_cards
@@ -284,21 +286,38 @@ _CHECKS = {
 
 
 _FLUSH_SHAPES = ([3, 5, 5], [5, 8], [3, 10], [13])
+# Suit counts as one integer, 4 bits per suit (a count is at most 13): every count that three
+# flushes can split, in any order of the suits.
+_SUIT_CODE = {suit: 16**i for i, suit in enumerate(SUITS)}
+_FLUSH_SUIT_CODES = frozenset(
+    sum(n * 16**i for i, n in enumerate(counts))
+    for shape in _FLUSH_SHAPES
+    for counts in permutations(shape + [0] * (4 - len(shape)))
+)
+_ODD_BITS = sum(_RANK_CODE)  # the low bit of every rank's count in a `_code`
+_RANK_OF, _CARD_KEY = attrgetter("rank"), attrgetter("rank", "suit")
+
+
+def could_hold_natural(cards: Sequence[Card]) -> bool:
+    """False when none of the four naturals can hold in 13 distinct cards (most set hands), from
+    the rank and suit counts alone: built-in loops only. The cards must be checked already
+    (13 distinct, no joker, as a parsed showdown's are); True sends them on to `find_naturals`."""
+    rank_code = suit_code = 0
+    for card in cards:
+        rank_code += _RANK_CODE[card.rank]
+        suit_code += _SUIT_CODE[card.suit]
+    odd_ranks = (rank_code & _ODD_BITS).bit_count()  # ranks held an odd number of times
+    if odd_ranks == 13 or odd_ranks == 1:  # a dragon; six pairs (13 cards: at most one odd rank)
+        return True
+    return rank_code in _SPLITS_BY_CODE or suit_code in _FLUSH_SUIT_CODES  # three straights, flushes
 
 
 def _may_hold_natural(cards: Sequence[Card]) -> bool:
-    """False only when no natural can hold (most set hands) and the cards are 13 distinct
-    non-jokers: built-in loops only. Anything else goes on to the full checks, which also name errors."""
-    ranks = [c.rank for c in cards]
-    suits = [c.suit for c in cards]
-    if min(ranks) < 2 or len(set(zip(ranks, suits))) != 13:
-        return True  # a joker or a card twice: `_checked` says so
-    distinct = len(set(ranks))
-    if distinct == 13 or distinct <= 7:  # a dragon; six pairs needs at most 7 ranks
+    """`could_hold_natural`, or True when the cards are not 13 distinct non-jokers (the full
+    checks then name the error)."""
+    if len(set(map(_CARD_KEY, cards))) != 13 or min(map(_RANK_OF, cards)) < 2:
         return True
-    if sum(map(_RANK_CODE.__getitem__, ranks)) in _SPLITS_BY_CODE:
-        return True
-    return sorted(n for n in map(suits.count, SUITS) if n) in _FLUSH_SHAPES
+    return could_hold_natural(cards)
 
 
 def find_naturals(cards: Sequence[Card]) -> tuple[NaturalMatch, ...]:

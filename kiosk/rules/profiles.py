@@ -23,10 +23,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Mapping
 
+from kiosk.cards import ROWS
 from kiosk.errors import KioskError
 from kiosk.rules.ranking import Category
 
-ROWS = ("front", "middle", "back")
 NATURAL_KINDS = ("dragon", "six_pairs", "three_flushes", "three_straights")
 NATURAL_RANKINGS = ("push", "capsa")
 FALSE_NATURAL_SETTINGS = ("foul", "play_as_set")
@@ -71,13 +71,18 @@ class ScoringProfile:
         # One canonical order, so equal tables compare equal however they were written.
         ordered = tuple(sorted(self.royalties, key=lambda r: (ROWS.index(r[0]), -r[1])))
         object.__setattr__(self, "royalties", ordered)
-        object.__setattr__(
-            self, "_royalty_index", {(row, cat): pts for row, cat, pts in self.royalties}
-        )
+        index = {row: [0] * len(Category) for row in ROWS}
+        for row, category, points in self.royalties:
+            index[row][category] = points
+        object.__setattr__(self, "_royalty_index", {row: tuple(table) for row, table in index.items()})
 
     def royalty(self, row: str, category: Category) -> int:
         """The bonus a row of this category holds (0 when none)."""
-        return self._royalty_index.get((row, category), 0)
+        return self.row_royalties(row)[category]
+
+    def row_royalties(self, row: str) -> tuple[int, ...]:
+        """The bonus each category holds in this row, indexed by `Category`."""
+        return self._royalty_index[row]
 
     def natural_value(self, kind: str) -> int:
         for name, points in self.natural_points:

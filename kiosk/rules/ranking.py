@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Sequence
+from itertools import combinations, combinations_with_replacement
+from typing import NamedTuple, Sequence
 
 from kiosk.cards import Card
 
@@ -135,16 +136,19 @@ def rank_hand_direct(cards: Sequence[Card]) -> HandRank:
 _RANK_KEY = [0, 0] + [8 ** (r - 2) for r in range(2, 15)]
 
 
-def _with_text(rank: HandRank) -> tuple[HandRank, str]:
-    return rank, rank.describe()
+class RankedHand(NamedTuple):
+    """One table entry: the rank, its `describe()` words, and `order`, the rank's place in D-1
+    among every 3- and 5-card rank (compare two `order`s where the `HandRank`s would be compared)."""
+
+    rank: HandRank
+    text: str
+    order: int
 
 
-def _build_tables() -> tuple[dict[int, tuple[HandRank, str]], ...]:
-    from itertools import combinations, combinations_with_replacement
-
-    plain5: dict[int, tuple[HandRank, str]] = {}
-    flush5: dict[int, tuple[HandRank, str]] = {}
-    three: dict[int, tuple[HandRank, str]] = {}
+def _build_tables() -> tuple[dict[int, RankedHand], ...]:
+    plain5: dict[int, HandRank] = {}
+    flush5: dict[int, HandRank] = {}
+    three: dict[int, HandRank] = {}
     offsuit = "shdc"
     for size, table in ((5, plain5), (3, three)):
         for ranks in combinations_with_replacement(range(2, 15), size):
@@ -152,10 +156,12 @@ def _build_tables() -> tuple[dict[int, tuple[HandRank, str]], ...]:
                 continue
             # suits in turn: equal ranks (adjacent) differ, and five cards never share one suit
             cards = [Card(r, offsuit[i % 4]) for i, r in enumerate(ranks)]
-            table[sum(_RANK_KEY[r] for r in ranks)] = _with_text(rank_hand_direct(cards))
+            table[sum(_RANK_KEY[r] for r in ranks)] = rank_hand_direct(cards)
     for ranks in combinations(range(2, 15), 5):  # a flush has five different ranks
-        flush5[sum(_RANK_KEY[r] for r in ranks)] = _with_text(rank_hand_direct([Card(r, "h") for r in ranks]))
-    return plain5, flush5, three
+        flush5[sum(_RANK_KEY[r] for r in ranks)] = rank_hand_direct([Card(r, "h") for r in ranks])
+    tables = (plain5, flush5, three)
+    order = {rank: i for i, rank in enumerate(sorted({r for t in tables for r in t.values()}))}
+    return tuple({k: RankedHand(r, r.describe(), order[r]) for k, r in t.items()} for t in tables)
 
 
 _PLAIN5, _FLUSH5, _THREE = _build_tables()
@@ -164,11 +170,16 @@ _PLAIN5, _FLUSH5, _THREE = _build_tables()
 def rank_hand(cards: Sequence[Card]) -> HandRank:
     """Rank a 5-card hand, or a 3-card front hand (no straights or flushes there): D-1 exactly,
     from tables (checked on every 3- and 5-card hand against `rank_hand_direct` by the tests)."""
-    return rank_hand_text(cards)[0]
+    return ranked_hand(cards).rank
 
 
 def rank_hand_text(cards: Sequence[Card]) -> tuple[HandRank, str]:
     """The rank and its `describe()` words, both from the tables."""
+    return ranked_hand(cards)[:2]
+
+
+def ranked_hand(cards: Sequence[Card]) -> RankedHand:
+    """The rank, its words and its place in D-1 order, from the tables."""
     key = _RANK_KEY
     if len(cards) == 5:
         a, b, c, d, e = cards

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from kiosk.cards import ROWS
+
 RULE_NAMES = {
     "§3": "§3 row counts",
     "D-2": "D-2 row order",
@@ -93,7 +95,7 @@ def _seat_lines(seat: dict) -> list[str]:
         lines.append(f"  lay out as: {seat['natural_text']}")
     elif status == "natural":
         lines.append(f"  {seat['natural_text']}")
-    for name in ("front", "middle", "back"):
+    for name in ROWS:
         if name in rows and status != "natural":
             row = rows[name]
             royalty = f"   royalty {row['royalty']}" if row["royalty"] and status == "set" else ""

@@ -20,33 +20,37 @@ Decisions this module makes where RULES.md leaves room (documented in docs/rules
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from kiosk.cards import Card
+from kiosk.cards import ROW_SIZES, Card
 from kiosk.rules.fouls import check_foul
-from kiosk.rules.naturals import NaturalMatch, find_naturals, verify_natural
-from kiosk.rules.profiles import ROWS, ScoringProfile
-from kiosk.rules.ranking import HandRank, rank_hand_text
+from kiosk.rules.naturals import NaturalMatch, could_hold_natural, find_naturals, verify_natural
+from kiosk.rules.profiles import ScoringProfile
+from kiosk.rules.ranking import HandRank, ranked_hand
 from kiosk.rules.settlement import pair_order, payment_order
 from kiosk.rules.showdown import SeatInput, Showdown
 
-ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+# The results (per row, seat, pair and showdown) are NamedTuples: immutable like the frozen dataclasses
+# elsewhere, and two to three times cheaper to build (a showdown makes a few dozen of them). The hottest
+# are built with `_build(Type, (every field, in order))`, which skips the generated Python `__new__`.
+_build = tuple.__new__
+
+
+class Row(NamedTuple):
     name: str
     cards: tuple[Card, ...]
     rank: HandRank | None  # None when the row has the wrong number of cards
     royalty: int  # the bonus this row holds under the profile (paid only when it wins, D-6)
     text: str  # "straight flush, 8 high", or "2 cards (needs 3)"
+    order: int = -1  # the rank's place in D-1 order (compare these, not the ranks); -1: no rank
 
     def describe(self) -> str:
         return self.text
 
 
-@dataclass(frozen=True, slots=True)
-class SeatResult:
+class SeatResult(NamedTuple):
     seat: int
     status: str  # "set" | "fouled" | "natural" | "dead"
     points: int  # net over all opponents
@@ -61,8 +65,7 @@ class SeatResult:
     declared: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class PairResult:
+class PairResult(NamedTuple):
     seats: tuple[int, int]
     points: int  # what seats[0] wins from seats[1]
     rule: str  # the rule that settled the pair: "§5", "D-8", "D-9"
@@ -71,8 +74,7 @@ class PairResult:
     royalties: tuple[int, int] = (0, 0)  # royalty points collected by seats[0], by seats[1]
 
 
-@dataclass(frozen=True, slots=True)
-class ShowdownResult:
+class ShowdownResult(NamedTuple):
     profile: str
     button: int
     order: tuple[int, ...]  # D-10 payment order of the active seats
@@ -87,8 +89,7 @@ class ShowdownResult:
         return {p.seats: p.points for p in self.pairs}
 
 
-@dataclass(frozen=True, slots=True)
-class _Seat:
+class _Seat(NamedTuple):
     """A seat classified before any pair is scored."""
 
     seat: int
@@ -106,21 +107,23 @@ def score_showdown(showdown: Showdown, profile: ScoringProfile | None = None) ->
     profile = profile or showdown.profile
     notes: list[str] = []
     seats = {s.seat: _classify(s, profile, notes) for s in showdown.seats}
-    order = payment_order((s.seat for s in showdown.active), showdown.button)
+    order = payment_order(tuple([s.seat for s in showdown.active]), showdown.button)
+    pair_seats = pair_order(order)
     outcomes: dict[tuple[int, int], tuple[int, int, int]] = {}
-    for a, b in pair_order(order):
+    for a, b in pair_seats:
         if seats[a].status == seats[b].status == "set":
             outcomes[(a, b)] = ab = _row_outcomes(seats[a], seats[b])
             outcomes[(b, a)] = (-ab[0], -ab[1], -ab[2])
-    supers = {n for n in order if _earns_super_bonus(n, order, seats, outcomes, profile)}
+    supers = _super_bonus_seats(order, seats, outcomes, profile)
 
-    pairs = tuple(
-        _score_pair(seats[a], seats[b], outcomes.get((a, b)), supers, profile)
-        for a, b in pair_order(order)
-    )
-    results = tuple(
-        _seat_result(seats[s.seat], pairs, supers, profile, len(order)) for s in showdown.seats
-    )
+    pairs = tuple([
+        _score_pair(seats[a], seats[b], outcomes.get((a, b)), supers, profile) for a, b in pair_seats
+    ])  # fmt: skip
+    by_seat = _pairs_by_seat(pairs)
+    results = tuple([
+        _seat_result(seats[s.seat], by_seat.get(s.seat, ()), supers, profile, len(order))
+        for s in showdown.seats
+    ])  # fmt: skip
     return ShowdownResult(profile.name, showdown.button, order, results, pairs, tuple(notes))
 
 
@@ -153,7 +156,7 @@ def _classify(seat: SeatInput, profile: ScoringProfile, notes: list[str]) -> _Se
             return _Seat(n, "fouled", rows, None, "false_natural", "D-4", why, declared=True)
     assert seat.rows is not None  # parse_showdown allows a bare pile only when declared
     foul = None if _stands(rows) else check_foul(*seat.rows)
-    if not seat.declared and len(seat.cards) == 13:
+    if not seat.declared and len(seat.cards) == 13 and could_hold_natural(seat.cards):
         undeclared = find_naturals(seat.cards)
         if undeclared:
             kinds = " and ".join(m.kind.label for m in undeclared)
@@ -162,30 +165,32 @@ def _classify(seat: SeatInput, profile: ScoringProfile, notes: list[str]) -> _Se
             )
     if foul is not None:
         return _Seat(n, "fouled", rows, None, foul.kind, foul.rule, foul.reason, seat.declared)
-    return _Seat(n, "set", rows, declared=seat.declared)
+    return _build(_Seat, (n, "set", rows, None, None, None, None, seat.declared))
 
 
 def _rows(rows, profile: ScoringProfile) -> tuple[Row, ...]:
-    out = []
-    for name, cards in zip(ROWS, rows):
-        if len(cards) == ROW_SIZES[name]:
-            rank, text = rank_hand_text(cards)
-            out.append(Row(name, cards, rank, profile.royalty(name, rank.category), text))
-        else:
-            n = len(cards)
-            text = f"{n} card{'' if n == 1 else 's'} (needs {ROW_SIZES[name]})"
-            out.append(Row(name, cards, None, 0, text))
-    return tuple(out)
+    front, middle, back = rows
+    royalties = profile.row_royalties
+    return (
+        _row("front", front, ROW_SIZES["front"], royalties("front")),
+        _row("middle", middle, ROW_SIZES["middle"], royalties("middle")),
+        _row("back", back, ROW_SIZES["back"], royalties("back")),
+    )
+
+
+def _row(name: str, cards: tuple[Card, ...], size: int, royalties: tuple[int, ...]) -> Row:
+    if len(cards) != size:
+        n = len(cards)
+        return Row(name, cards, None, 0, f"{n} card{'' if n == 1 else 's'} (needs {size})")
+    rank, text, order = ranked_hand(cards)
+    return _build(Row, (name, cards, rank, royalties[rank.category], text, order))
 
 
 def _stands(rows: tuple[Row, ...]) -> bool:
     """Fast path for the common case, from the ranks already computed: right counts and
     D-2 order hold. Anything else goes to `check_foul`, which words the reason."""
-    front, middle, back = (r.rank for r in rows)
-    return (
-        front is not None and middle is not None and back is not None
-        and middle > front and back >= middle
-    )  # fmt: skip
+    front, middle, back = rows
+    return front.order >= 0 and middle.order > front.order and back.order >= middle.order
 
 
 def _declared_natural(seat: SeatInput, profile: ScoringProfile) -> NaturalMatch | None:
@@ -206,23 +211,26 @@ def _declared_natural(seat: SeatInput, profile: ScoringProfile) -> NaturalMatch 
 
 
 def _row_outcomes(a: _Seat, b: _Seat) -> tuple[int, int, int]:
-    return tuple(  # type: ignore[return-value]
-        (ra.rank > rb.rank) - (ra.rank < rb.rank) for ra, rb in zip(a.rows, b.rows)
+    """+1 / 0 / -1 per row, from a's side (D-1 by the rows' `order`)."""
+    (fa, ma, ba), (fb, mb, bb) = a.rows, b.rows
+    return (
+        (fa.order > fb.order) - (fa.order < fb.order),
+        (ma.order > mb.order) - (ma.order < mb.order),
+        (ba.order > bb.order) - (ba.order < bb.order),
     )
 
 
-def _earns_super_bonus(n, order, seats, outcomes, profile: ScoringProfile) -> bool:
-    """D-7: scoops every opponent (a fouled one counts as scooped; a natural never does)."""
-    if profile.super_bonus is None or seats[n].status != "set":
-        return False
-    opponents = [m for m in order if m != n]
-    if len(opponents) < profile.super_bonus_min_opponents:
-        return False
-    return all(
-        seats[m].status == "fouled"
-        or (seats[m].status == "set" and outcomes[(n, m)] == (1, 1, 1))
-        for m in opponents
-    )
+def _super_bonus_seats(order, seats, outcomes, profile: ScoringProfile) -> set[int]:
+    """D-7: the seats that scoop every opponent (a fouled one counts as scooped; a natural never does)."""
+    if profile.super_bonus is None or len(order) - 1 < profile.super_bonus_min_opponents:
+        return set()
+    return {
+        n for n in order
+        if seats[n].status == "set" and all(
+            seats[m].status == "fouled" or (seats[m].status == "set" and outcomes[(n, m)] == (1, 1, 1))
+            for m in order if m != n
+        )
+    }  # fmt: skip
 
 
 def _scoop_value(n: int, supers: set[int], profile: ScoringProfile) -> int:
@@ -252,26 +260,25 @@ def _score_pair(a: _Seat, b: _Seat, outcomes, supers, profile: ScoringProfile) -
 
 def _set_pair(a: _Seat, b: _Seat, outcomes, supers, profile: ScoringProfile) -> PairResult:
     parts = []
-    collected = [0, 0]
+    collected = [0, 0]  # royalties collected by a, by b
     for ra, rb, outcome in zip(a.rows, b.rows, outcomes):
-        versus = f"{ra.describe()} v {rb.describe()}"
         if outcome == 0:
-            parts.append(f"{ra.name} tie ({versus}, D-5)")
+            parts.append(f"{ra.name} tie ({ra.text} v {rb.text}, D-5)")
             continue
-        winner, row = (a, ra) if outcome > 0 else (b, rb)
-        text = f"{ra.name} to seat {winner.seat} ({versus})"
-        if row.royalty:
-            collected[0 if outcome > 0 else 1] += row.royalty
-            text += f" + royalty {row.royalty} (D-6)"
-        parts.append(text)
+        side, seat, royalty = (0, a.seat, ra.royalty) if outcome > 0 else (1, b.seat, rb.royalty)
+        if royalty:
+            collected[side] += royalty
+            parts.append(f"{ra.name} to seat {seat} ({ra.text} v {rb.text}) + royalty {royalty} (D-6)")
+        else:
+            parts.append(f"{ra.name} to seat {seat} ({ra.text} v {rb.text})")
     wins, losses = outcomes.count(1), outcomes.count(-1)
     if wins == 3 or losses == 3:
-        winner = a if wins == 3 else b
-        base = _scoop_value(winner.seat, supers, profile)
-        if winner.seat in supers:
-            summary = f"seat {winner.seat} scoops: {base} (super bonus, D-7)"
+        winner = a.seat if wins == 3 else b.seat
+        base = _scoop_value(winner, supers, profile)
+        if winner in supers:
+            summary = f"seat {winner} scoops: {base} (super bonus, D-7)"
         else:
-            summary = f"seat {winner.seat} scoops: {base}"
+            summary = f"seat {winner} scoops: {base}"
         base = base if wins == 3 else -base
     else:
         diff = wins - losses
@@ -280,8 +287,8 @@ def _set_pair(a: _Seat, b: _Seat, outcomes, supers, profile: ScoringProfile) -> 
             base += profile.overall_bonus * (1 if diff > 0 else -1)
         summary = f"rows {wins}-{losses}" + (f" ({3 - wins - losses} tied)" if wins + losses < 3 else "")
     points = base + collected[0] - collected[1]
-    text = "; ".join(parts) + f"; {summary}; seat {a.seat} {_signed(points)}"
-    return PairResult((a.seat, b.seat), points, "§5", text, outcomes, (collected[0], collected[1]))
+    text = f"{parts[0]}; {parts[1]}; {parts[2]}; {summary}; seat {a.seat} {points:+d}"
+    return _build(PairResult, ((a.seat, b.seat), points, "§5", text, outcomes, (collected[0], collected[1])))
 
 
 def _natural_pair(a: _Seat, b: _Seat, profile: ScoringProfile) -> tuple[int, str]:
@@ -316,11 +323,26 @@ def _natural_winner(a: NaturalMatch, b: NaturalMatch, profile: ScoringProfile) -
 # --- seat summaries ------------------------------------------------------------------------
 
 
-def _seat_result(seat: _Seat, pairs, supers, profile: ScoringProfile, players: int) -> SeatResult:
+# One pair as one of its seats sees it: (points it wins, the opponent, royalties it collected, rule).
+_SeatPair = tuple[int, int, int, str]
+
+
+def _pairs_by_seat(pairs: tuple[PairResult, ...]) -> dict[int, list[_SeatPair]]:
+    """Each seat's pairs, in payment order, from its own side."""
+    by_seat: dict[int, list[_SeatPair]] = {}
+    for p in pairs:
+        a, b = p.seats
+        by_seat.setdefault(a, []).append((p.points, b, p.royalties[0], p.rule))
+        by_seat.setdefault(b, []).append((-p.points, a, p.royalties[1], p.rule))
+    return by_seat
+
+
+def _seat_result(seat: _Seat, mine, supers, profile: ScoringProfile, players: int) -> SeatResult:
     n = seat.seat
-    mine = [(p, p.points if p.seats[0] == n else -p.points) for p in pairs if n in p.seats]
-    points = sum(pts for _, pts in mine)
-    royalties = sum(p.royalties[0 if p.seats[0] == n else 1] for p, _ in mine)
+    points = royalties = 0
+    for won, _, collected, _ in mine:
+        points += won
+        royalties += collected
     if seat.status == "dead":
         text = f"seat {n} is dead: no player; its cards count only for the deck check (§5)"
     elif seat.status == "natural":
@@ -336,27 +358,24 @@ def _seat_result(seat: _Seat, pairs, supers, profile: ScoringProfile, players: i
         )
         if supers:
             text += f" ({profile.super_bonus} to a seat with the super bonus, D-7)"
-        if any(p.rule == "D-9" for p, _ in mine):
+        if any(rule == "D-9" for *_, rule in mine):
             text += "; every natural collects from it (D-9)"
     else:
-        text = f"seat {n} set: " + ", ".join(f"{r.name} {r.describe()}" for r in seat.rows)
+        front, middle, back = seat.rows
+        text = f"seat {n} set: {front.name} {front.text}, {middle.name} {middle.text}, {back.name} {back.text}"
         if n in supers:
             text += (
                 f"; D-7: scoops all {players - 1} opponents, collects {profile.super_bonus} "
                 f"instead of {profile.scoop} from each"
             )
     if seat.status != "dead":
-        per = ", ".join(f"{_signed(pts)} v seat {p.seats[1] if p.seats[0] == n else p.seats[0]}" for p, pts in mine)
-        text += f"; {per}; net {_signed(points)}"
-    return SeatResult(
+        per = ", ".join([f"{won:+d} v seat {opponent}" for won, opponent, _, _ in mine])
+        text += f"; {per}; net {points:+d}"
+    return _build(SeatResult, (
         n, seat.status, points, text, seat.natural, seat.foul, seat.foul_rule, seat.foul_reason,
         seat.rows, royalties, n in supers, seat.declared,
-    )  # fmt: skip
+    ))  # fmt: skip
 
 
 def _royalty_rows(rows: tuple[Row, ...]) -> str:
     return ", ".join(f"{r.name} {r.describe()} {r.royalty}" for r in rows if r.royalty)
-
-
-def _signed(points: int) -> str:
-    return f"{points:+d}"

@@ -18,27 +18,34 @@ Worked example with caps (D-10), seats 1, 2, 3, button 3, stake 10, stacks 30/50
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 Money = int | float
 CENT = Decimal("0.01")
 
 
-@dataclass(frozen=True, slots=True)
-class Transfer:
+class Transfer(NamedTuple):  # a NamedTuple: immutable, and cheap to build several times a showdown
     payer: int
     payee: int
     amount: Money
 
 
-@dataclass(frozen=True, slots=True)
-class Settlement:
+class Settlement(NamedTuple):
     transfers: tuple[Transfer, ...]  # in payment order
     shortfalls: tuple[Transfer, ...]  # what could not be paid, pair by pair, in the same order
     capped: bool  # all-in caps applied (every seat had a starting stack)
     notes: tuple[str, ...] = ()  # e.g. a debt that rounds to nothing at the cent
+
+
+def to_cent(value: Money | Decimal) -> Decimal:
+    """Money as the table pays it: exactly as written, rounded half up to the cent (RULES §8, D-13).
+
+    >>> to_cent(0.125), to_cent(Decimal("10.50") * Decimal("0.05")), to_cent(3)
+    (Decimal('0.13'), Decimal('0.53'), Decimal('3.00'))
+    """
+    return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 def payment_order(active_seats: Iterable[int], button: int) -> tuple[int, ...]:
@@ -53,6 +60,11 @@ def payment_order(active_seats: Iterable[int], button: int) -> tuple[int, ...]:
 
 def pair_order(order: Sequence[int]) -> tuple[tuple[int, int], ...]:
     """Every pair (order[i], order[j]) with i < j, in lexicographic order (D-10)."""
+    return _pair_order(tuple(order))
+
+
+@lru_cache(maxsize=1024)  # a table has few seat orders, and every showdown asks twice
+def _pair_order(order: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     return tuple((order[i], order[j]) for i in range(len(order)) for j in range(i + 1, len(order)))
 
 
@@ -71,57 +83,42 @@ def settle(
     """
     pair_stakes = pair_stakes or {}
     capped = stacks is not None and all(stacks.get(s) is not None for s in order)
-    money_in = [stake, *pair_stakes.values()] + ([stacks[s] for s in order] if capped else [])
+    money_in = [stake, *pair_stakes.values()] + ([stacks[s] for s in order] if capped else [])  # type: ignore[index]
     whole = all(isinstance(v, int) for v in money_in)
-
-    def exact(value: Money | Decimal) -> int | Decimal:
-        if whole:
-            return int(value)
-        return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
-
-    def debt(points: int, a: int, b: int) -> int | Decimal:
-        pair_stake = pair_stakes.get(frozenset((a, b)), stake)
-        if whole:
-            return abs(points) * int(pair_stake)
-        return exact(abs(points) * Decimal(str(pair_stake)))  # rounded once, to the cent
+    exact = int if whole else to_cent
+    out = int if whole else float  # what JSON carries: an int, or a float of whole cents
+    zero = exact(0)
 
     start = {s: exact(stacks[s]) for s in order} if capped else {}  # type: ignore[index]
-    net = {s: exact(0) for s in order}  # received - paid so far
+    net = dict.fromkeys(order, zero)  # received - paid so far
     transfers: list[Transfer] = []
     shortfalls: list[Transfer] = []
     notes: list[str] = []
     for a, b in pair_order(order):
-        points = _points(pair_points, a, b)
+        points = pair_points[(a, b)] if (a, b) in pair_points else -pair_points.get((b, a), 0)
         if points == 0:
             continue
         winner, loser = (a, b) if points > 0 else (b, a)
-        owed = debt(points, a, b)
+        pair_stake = pair_stakes.get(frozenset((a, b)), stake) if pair_stakes else stake
+        if whole:
+            owed = abs(points) * int(pair_stake)
+        else:
+            owed = to_cent(abs(points) * Decimal(str(pair_stake)))  # rounded once, to the cent
         if not owed:
-            stake_ab = pair_stakes.get(frozenset((a, b)), stake)
             notes.append(
                 f"§8: seats {a} and {b}: {abs(points)} point{'s' if abs(points) > 1 else ''} "
-                f"x stake {stake_ab} rounds to nothing at the cent: no transfer"
+                f"x stake {pair_stake} rounds to nothing at the cent: no transfer"
             )
             continue
         paid = owed
         if capped:
             chips_now = start[loser] + net[loser]
             room = start[winner] - net[winner]
-            paid = max(exact(0), min(owed, chips_now, room))
+            paid = max(zero, min(owed, chips_now, room))
         if paid:
             net[loser] -= paid
             net[winner] += paid
-            transfers.append(Transfer(loser, winner, _out(paid)))
+            transfers.append(Transfer(loser, winner, out(paid)))
         if paid != owed:
-            shortfalls.append(Transfer(loser, winner, _out(owed - paid)))
+            shortfalls.append(Transfer(loser, winner, out(owed - paid)))
     return Settlement(tuple(transfers), tuple(shortfalls), capped, tuple(notes))
-
-
-def _points(pair_points: Mapping[tuple[int, int], int], a: int, b: int) -> int:
-    if (a, b) in pair_points:
-        return pair_points[(a, b)]
-    return -pair_points.get((b, a), 0)
-
-
-def _out(value: int | Decimal) -> Money:
-    return value if isinstance(value, int) else float(value)

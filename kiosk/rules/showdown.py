@@ -20,15 +20,15 @@ kiosk.rules.showdown.ShowdownError: seat 1 front: 'Xx' is not a card (write rank
 from __future__ import annotations
 
 import reprlib
-from dataclasses import dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any, Mapping, NamedTuple
 
-from kiosk.cards import Card, CardError, deck, parse_card
+from kiosk.cards import ROWS, Card, CardError, deck, parse_card
 from kiosk.errors import KioskError
 from kiosk.rules.profiles import (
     DEFAULT_PROFILE,
     NATURAL_KINDS,
-    ROWS,
     ProfileError,
     ScoringProfile,
     get_profile,
@@ -43,6 +43,8 @@ MAX_MONEY = 10**12
 MAX_SEAT = 99
 _TOP_FIELDS = ("id", "profile", "button", "stake", "pair_stakes", "seats")
 _SEAT_FIELDS = ("seat", "dead", "declared_natural", "cards", *ROWS, "stack")
+_TOP_FIELD_SET, _SEAT_FIELD_SET = frozenset(_TOP_FIELDS), frozenset(_SEAT_FIELDS)
+_SEAT_NUMBER = attrgetter("seat")
 _BY_TEXT = {str(c): c for c in deck(52)}  # fast path for the usual spelling ("As", "Td")
 
 
@@ -53,8 +55,7 @@ class ShowdownError(KioskError):
         super().__init__(message, exit_code=1)
 
 
-@dataclass(frozen=True, slots=True)
-class SeatInput:
+class SeatInput(NamedTuple):  # a NamedTuple: immutable, and cheap to build four times a showdown
     seat: int
     dead: bool = False
     declared: bool = False  # declared a natural before the hands were opened
@@ -68,8 +69,7 @@ class SeatInput:
         return not self.dead
 
 
-@dataclass(frozen=True, slots=True)
-class PairStake:
+class PairStake(NamedTuple):
     seats: tuple[int, int]
     stake: Money
 
@@ -82,10 +82,10 @@ class Showdown:
     stake: Money = 1
     pair_stakes: tuple[PairStake, ...] = ()
     id: str | int | None = None
+    active: tuple[SeatInput, ...] = field(init=False, repr=False, compare=False)  # the seats not dead
 
-    @property
-    def active(self) -> tuple[SeatInput, ...]:
-        return tuple(s for s in self.seats if s.active)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "active", tuple(s for s in self.seats if not s.dead))
 
     def seat(self, number: int) -> SeatInput:
         for s in self.seats:
@@ -107,8 +107,8 @@ def parse_showdown(
     """Check and parse one showdown object; `profiles` adds a card room's own profiles."""
     if not isinstance(obj, dict):
         raise ShowdownError(f"a showdown must be a JSON object, not {_kind(obj)}")
-    unknown = [k for k in obj if k not in _TOP_FIELDS]
-    if unknown:
+    if not _TOP_FIELD_SET.issuperset(obj):
+        unknown = [k for k in obj if k not in _TOP_FIELDS]
         raise ShowdownError(
             f"unknown field {_show(unknown[0])} in the showdown (fields: {', '.join(_TOP_FIELDS)})"
         )
@@ -122,13 +122,13 @@ def parse_showdown(
     raw_seats = obj.get("seats")
     if not isinstance(raw_seats, list) or not raw_seats:
         raise ShowdownError("'seats' must be a non-empty list of seat objects")
-    seats = tuple(sorted((_seat(i, raw) for i, raw in enumerate(raw_seats)), key=lambda s: s.seat))
+    seats = tuple(sorted([_seat(i, raw) for i, raw in enumerate(raw_seats)], key=_SEAT_NUMBER))
     numbers = [s.seat for s in seats]
     for a, b in zip(numbers, numbers[1:]):
         if a == b:
             raise ShowdownError(f"seat {a} appears twice in 'seats'")
     _check_cards(seats)
-    active = [s.seat for s in seats if s.active]
+    active = [s.seat for s in seats if not s.dead]
     if len(active) < 2:
         raise ShowdownError(
             f"{len(active)} active seat{'s' if len(active) != 1 else ''}: "
@@ -189,8 +189,8 @@ def _seat(index: int, raw: Any) -> SeatInput:
             f"seats[{index}]: 'seat' must be a seat number from 1 to {MAX_SEAT}, not {_show(number)}"
         )
     where = f"seat {number}"
-    unknown = [k for k in raw if k not in _SEAT_FIELDS]
-    if unknown:
+    if not _SEAT_FIELD_SET.issuperset(raw):
+        unknown = [k for k in raw if k not in _SEAT_FIELDS]
         raise ShowdownError(
             f"{where}: unknown field {_show(unknown[0])} (fields: {', '.join(_SEAT_FIELDS)})"
         )
@@ -210,7 +210,7 @@ def _seat(index: int, raw: Any) -> SeatInput:
     if dead and declared:
         raise ShowdownError(f"{where} is dead and cannot declare a natural")
 
-    has_rows = any(r in raw for r in ROWS)
+    has_rows = "front" in raw or "middle" in raw or "back" in raw  # ROWS
     rows = None
     if "cards" in raw:
         if has_rows:
@@ -223,7 +223,11 @@ def _seat(index: int, raw: Any) -> SeatInput:
         cards = _cards(where, raw["cards"])
     elif has_rows:
         # A missing or short row is a foul, found by the scorer; only its cards are checked here.
-        rows = tuple(_cards(f"{where} {r}", raw.get(r, [])) for r in ROWS)
+        rows = (
+            _cards(where, raw.get("front", []), "front"),
+            _cards(where, raw.get("middle", []), "middle"),
+            _cards(where, raw.get("back", []), "back"),
+        )
         cards = rows[0] + rows[1] + rows[2]
     elif dead:
         cards = ()
@@ -238,7 +242,18 @@ def _seat(index: int, raw: Any) -> SeatInput:
     return SeatInput(number, dead, declared, kind, rows, cards, stack)  # type: ignore[arg-type]
 
 
-def _cards(where: str, raw: Any) -> tuple[Card, ...]:
+def _cards(seat: str, raw: Any, row: str | None = None) -> tuple[Card, ...]:
+    """The cards of one row (or pile), each the deck's own `Card` object (see `_check_cards`)."""
+    if type(raw) is list:
+        try:
+            return tuple(map(_BY_TEXT.__getitem__, raw))  # the usual spelling of every card
+        except (KeyError, TypeError):
+            pass
+    return _cards_named(f"{seat} {row}" if row else seat, raw)
+
+
+def _cards_named(where: str, raw: Any) -> tuple[Card, ...]:
+    """`_cards` for any other spelling, or an error naming the place and the card."""
     if not isinstance(raw, list):
         raise ShowdownError(f"{where}: cards must be a list such as [\"As\", \"Td\"], not {_kind(raw)}")
     cards = []
@@ -254,13 +269,19 @@ def _cards(where: str, raw: Any) -> tuple[Card, ...]:
         if card.is_joker:
             raise ShowdownError(f"{where}: {_show(item)} (the joker) is not in a Chinese Poker deck: it is played "
                                 "with the 52 cards, no joker (the joker is for Pai Gow Poker)")
-        cards.append(card)
+        cards.append(_BY_TEXT[str(card)])
     return tuple(cards)
 
 
 def _check_cards(seats: tuple[SeatInput, ...]) -> None:
     """RULES §7: at most 52 cards, and no card twice anywhere on the table."""
-    total = sum(len(s.cards) for s in seats)
+    # Every card is the deck's own object (`_cards`): a card twice is one object twice.
+    total, distinct = 0, set[int]()
+    for s in seats:
+        total += len(s.cards)
+        distinct.update(map(id, s.cards))
+    if total <= 52 and len(distinct) == total:
+        return
     seen: dict[tuple[int, str], str] = {}  # keyed by (rank, suit): hashed in C, unlike Card
     for s in seats:
         places = (
@@ -282,6 +303,8 @@ def _money(where: str, value: Any, stake: bool = False, zero_ok: bool = False) -
     """A stake (0.001 up to a trillion; a pair's may be 0) or a stack (0 up to a trillion): what
     settlement can represent."""
     low = MIN_STAKE if stake else 0
+    if (type(value) is int or type(value) is float) and low <= value <= MAX_MONEY:
+        return value  # the usual case, before any words are made
     allowed = ("0 or " if stake and zero_ok else "") + f"from {low:g} to {MAX_MONEY:,}"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise ShowdownError(f"{where} must be a number {allowed}, not {_show(value)}")

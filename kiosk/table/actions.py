@@ -10,6 +10,7 @@ import reprlib
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
+from kiosk.cards import ROWS, CardError, parse_card
 from kiosk.errors import KioskError
 from kiosk.rules.showdown import MAX_MONEY, MIN_STAKE
 
@@ -102,6 +103,11 @@ def money(value: object, what: str, minimum: float) -> Money:
     return number
 
 
+def _seat_and_value(body: Mapping, seats: int) -> tuple[int, object]:
+    """The seat an action is on (checked) and the value it sets (for the action to check)."""
+    return seat_number(body.get("seat"), seats), body.get("value")
+
+
 @dataclass(frozen=True, slots=True)
 class SeatAction:
     """declare_natural, undeclare_natural or move_button on one seat."""
@@ -124,8 +130,7 @@ class SetDead:
 
     @classmethod
     def parse(cls, body: Mapping, seats: int) -> "SetDead":
-        seat = seat_number(body.get("seat"), seats)
-        value = body.get("value")
+        seat, value = _seat_and_value(body, seats)
         if not isinstance(value, bool):
             raise ActionError("set_dead needs value true (dead) or false (playing)")
         return cls(seat, value)
@@ -141,8 +146,7 @@ class SetStack:
 
     @classmethod
     def parse(cls, body: Mapping, seats: int) -> "SetStack":
-        seat = seat_number(body.get("seat"), seats)
-        value = body.get("value")
+        seat, value = _seat_and_value(body, seats)
         stack = None if value in (None, "") else money(value, f"the stack of seat {seat}", 0)
         return cls(seat, stack)
 
@@ -183,11 +187,62 @@ class NewHand:
         return DealerAction(kind="new_hand", at=at, hand_id=hand_id)
 
 
-TableAction = SeatAction | SetDead | SetStack | SetStake | NewHand
+CORRECTABLE_ROWS = (*ROWS, "pile")
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectCard:
+    """A floor-authorised correction of one card: where it lies (index 0-based), the card the
+    display showed there, the card it is, and who authorised it."""
+
+    seat: int
+    row: str
+    index: int
+    before: str
+    after: str
+    by: str
+
+    @classmethod
+    def parse(cls, body: Mapping, seats: int) -> "CorrectCard":
+        """
+        >>> CorrectCard.parse({"seat": "2", "row": "back", "index": "4", "before": "As", "after": "ah", "by": "f-7"}, 4)
+        CorrectCard(seat=2, row='back', index=4, before='As', after='Ah', by='f-7')
+        >>> CorrectCard.parse({"seat": 2, "row": "back", "index": 13}, 4)
+        Traceback (most recent call last):
+        ...
+        kiosk.table.actions.ActionError: index must be the card's position in the row (0-12), got 13
+        """
+        seat = seat_number(body.get("seat"), seats)
+        row = body.get("row")
+        if row not in CORRECTABLE_ROWS:
+            raise ActionError(f"row must be one of {', '.join(CORRECTABLE_ROWS)}, got {_show(row)}")
+        index = body.get("index")
+        if isinstance(index, str) and index.strip().isdigit() and len(index.strip()) < 3:
+            index = int(index)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < 13:
+            raise ActionError(f"index must be the card's position in the row (0-12), got {_show(index)}")
+        by = str(body.get("by") or "").strip()
+        if not by or len(by) > 40:
+            raise ActionError("say who authorises the correction (floor staff id, up to 40 characters)")
+        try:
+            after = str(parse_card(str(body.get("after", ""))))
+            before = str(parse_card(str(body.get("before", ""))))
+        except CardError as err:
+            raise ActionError(str(err)) from None
+        return cls(seat, row, index, before, after, by)
+
+    def record(self, at: float, hand_id: str | None) -> DealerAction:
+        return DealerAction(kind="correct_card", seat=self.seat, row=self.row, index=self.index, before=self.before,
+                            after=self.after, by=self.by, at=at, hand_id=hand_id)
+
+
+TableAction = SeatAction | SetDead | SetStack | SetStake | NewHand | CorrectCard
+# What the dealer's buttons send (`parse_action`); a correction needs the floor's PIN (its own route).
 ACTION_TYPES: dict[str, type] = {
     "declare_natural": SeatAction, "undeclare_natural": SeatAction, "move_button": SeatAction,
     "set_dead": SetDead, "set_stack": SetStack, "set_stake": SetStake, "new_hand": NewHand,
 }
+RECORDED_TYPES: dict[str, type] = {**ACTION_TYPES, "correct_card": CorrectCard}
 
 
 def parse_action(body: Mapping, seats: int) -> TableAction:
@@ -207,11 +262,22 @@ def parse_action(body: Mapping, seats: int) -> TableAction:
     return kind_type.parse(body, seats)
 
 
-def check_action(action: DealerAction, seats: int) -> TableAction | None:
-    """Check a recorded or requested DealerAction whole, as its typed value (None: not one of these kinds)."""
-    if action.kind not in ACTION_TYPES:
-        return None
-    body = {"kind": action.kind, "seat": action.seat, "value": action.value}
+def typed_action(action: DealerAction, seats: int) -> TableAction:
+    """A recorded (or requested) DealerAction checked whole, as its typed value; ActionError names
+    what is wrong, or a kind that is no action to apply (a refused PIN is recorded only).
+
+    >>> typed_action(DealerAction("set_stake", value=10.0, extra={"pair": [1, 2]}), 4)
+    SetStake(stake=10, pair=(1, 2))
+    >>> typed_action(DealerAction("wrong_pin"), 4)
+    Traceback (most recent call last):
+    ...
+    kiosk.table.actions.ActionError: 'wrong_pin' is no action to apply
+    """
+    kind_type = RECORDED_TYPES.get(action.kind)
+    if kind_type is None:
+        raise ActionError(f"{_show(action.kind)} is no action to apply")
+    body = {"kind": action.kind, "seat": action.seat, "value": action.value, "row": action.row,
+            "index": action.index, "before": action.before, "after": action.after, "by": action.by}
     if action.extra and action.extra.get("pair") is not None:
         body["pair"] = action.extra["pair"]
-    return parse_action(body, seats)
+    return kind_type.parse(body, seats)

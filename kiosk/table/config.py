@@ -27,6 +27,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from kiosk.errors import KioskError
+from kiosk.paigow.houseway import HouseWayError, get_house_way, house_way_from_dict, house_way_to_dict
+from kiosk.rules.profiles import get_profile
 
 DEMO_RECORDING = Path(__file__).resolve().parent.parent / "data" / "demo" / "table.mp4"
 PAIGOW_DEMO = DEMO_RECORDING.with_name("paigow.mp4")  # its table settings (the bets): paigow.json
@@ -110,8 +112,6 @@ class Game(_Section):
     @field_validator("profile")
     @classmethod
     def _known_profile(cls, name):
-        from kiosk.rules.profiles import get_profile
-
         try:
             get_profile(name)
         except KioskError as err:
@@ -150,8 +150,6 @@ class PaiGow(_Section):
 
     @model_validator(mode="after")
     def _valid(self):
-        from kiosk.paigow.houseway import HouseWayError, get_house_way
-
         try:
             get_house_way(self.house_way, self.custom_house_ways())
         except HouseWayError as err:
@@ -167,8 +165,6 @@ class PaiGow(_Section):
 
     def custom_house_ways(self) -> dict:
         """The casino's own house ways by name (a later one may use an earlier one as `base`)."""
-        from kiosk.paigow.houseway import HouseWayError, house_way_from_dict
-
         ways: dict = {}
         for i, raw in enumerate(self.house_ways):
             try:
@@ -180,8 +176,6 @@ class PaiGow(_Section):
 
     def house_way_value(self):
         """The house way as the table sends it to `kiosk score`: a built-in's name, or the whole definition."""
-        from kiosk.paigow.houseway import house_way_to_dict
-
         custom = self.custom_house_ways()
         return house_way_to_dict(custom[self.house_way]) if self.house_way in custom else self.house_way
 

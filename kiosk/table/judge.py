@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from kiosk.cards import ROWS
+from kiosk.rules.api import score_json
 from kiosk.table.stable_hand import StableHand
 from kiosk.table.verdict import CardEvidence, NeedsCheck, Verdict
 
@@ -48,7 +50,7 @@ def showdown_of(hand: StableHand, settings: HandSettings) -> dict:
             entry["declared_natural"] = True
             entry["cards"] = [str(c.card) for c in seat.cards if c.card is not None]
         else:
-            for row in ("front", "middle", "back"):
+            for row in ROWS:
                 entry[row] = [str(c.card) for c in seat.row(row) if c.card is not None]
         stack = settings.stack(seat.seat)
         if stack is not None:
@@ -95,9 +97,7 @@ def judge(
         reasons = integrity + [f"seat {c.seat}: {c.reason}" for c in checks]
         result = {"error": "not scored: " + "; ".join(reasons)}
     else:
-        if score is None:
-            from kiosk.rules.api import score_json as score
-        result = score(showdown)
+        result = (score or score_json)(showdown)
         result, extra = _pile_declarations(hand, result)
         checks.extend(extra)
     evidence = tuple(

@@ -25,10 +25,8 @@ from typing import Sequence
 import cv2
 import numpy as np
 
+from kiosk.cards import ROW_SIZES, ROWS
 from kiosk.table.config import DEFAULT_FACING, KioskConfig
-
-ROWS = ("front", "middle", "back")
-ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ is then read as the recorder stores it (`Frame.as_jpeg`), so replays read the sa
 
 from __future__ import annotations
 
+import copy
+import json
 import logging
 import threading
 import time
@@ -18,9 +20,13 @@ from typing import Iterable
 
 import numpy as np
 
-from kiosk.cards import CardError, parse_card
+from kiosk.cards import ROWS, CardError, parse_card
 from kiosk.errors import KioskError
-from kiosk.table.actions import DealerAction, check_action
+from kiosk.rules.api import score_json
+from kiosk.table.actions import (
+    CorrectCard, DealerAction, NewHand, SeatAction, SetDead, SetStack, SetStake, TableAction, typed_action,
+)
+from kiosk.table.calibration import find_corners
 from kiosk.table.config import KioskConfig
 from kiosk.table.frame_loop import FrameLoop
 from kiosk.table.hub import Hub
@@ -139,12 +145,12 @@ class TableRunner(FrameLoop):
         self.finish()
         return list(self._hand_verdicts.values())
 
-    def apply(self, action: DealerAction) -> None:
-        """A dealer's action on the hand in progress; republishes the verdict."""
+    def apply(self, action: DealerAction, typed: TableAction | None = None) -> None:
+        """A dealer's action on the hand in progress; republishes the verdict. `typed`: the action as
+        the display parsed it; a recorded action (a replay's) is checked whole here."""
         with self._lock:
             try:
-                check_action(action, self.cfg.table.seats)  # whole, before anything changes
-                message = self._apply(action)
+                message = self._apply(typed or typed_action(action, self.cfg.table.seats))
                 ok = True
             except (ValueError, KioskError, CardError) as err:
                 ok, message = False, str(err)
@@ -244,8 +250,6 @@ class TableRunner(FrameLoop):
         corners = None
         geo = self.cfg.geometry
         if geo.aruco and geo.corners is None:
-            from kiosk.table.calibration import find_corners
-
             try:
                 corners = find_corners(frame.image, f"frame {frame.index} of {frame.source}")
             except KioskError as err:
@@ -330,11 +334,6 @@ class TableRunner(FrameLoop):
 
     def _score(self, showdown: dict) -> dict:
         """`kiosk score` of a showdown, remembered: the same read scores the same (rules are pure)."""
-        import copy
-        import json
-
-        from kiosk.rules.api import score_json
-
         key = json.dumps(showdown, sort_keys=True)
         if self._score_memo is None or self._score_memo[0] != key:
             self._score_memo = (key, score_json(showdown))
@@ -367,91 +366,60 @@ class TableRunner(FrameLoop):
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime())
         return f"{self.cfg.table.name}-{stamp}-{TableRunner._hand_seq:04d}"
 
-    def _apply(self, a: DealerAction) -> str:
+    def _apply(self, action: TableAction) -> str:
+        """Apply one checked action to the table settings (or the hand); returns what it did."""
         s = self.settings
-        n = self.cfg.table.seats
-
-        def seat() -> int:
-            if not isinstance(a.seat, int) or not 1 <= a.seat <= n:
-                raise ValueError(f"{a.kind}: seat {a.seat!r} is not a seat of this table (1-{n})")
-            return a.seat
-
-        if a.kind == "declare_natural":
-            k = seat()
-            self.settings = replace(s, declared=s.declared | {k}, undeclared=s.undeclared - {k})
-            return f"seat {k} declared a natural"
-        if a.kind == "undeclare_natural":
-            k = seat()
-            self.settings = replace(s, declared=s.declared - {k}, undeclared=s.undeclared | {k})
-            return f"seat {k} withdrew the natural declaration"
-        if a.kind == "move_button":
-            k = seat()
-            self.settings = replace(s, button=k)
-            return f"button on seat {k}"
-        if a.kind == "set_dead":
-            k = seat()
-            dead = s.dead | {k} if (a.value is None or bool(a.value)) else s.dead - {k}
-            self.settings = replace(s, dead=frozenset(dead))
-            if k in dead:
-                self._not_dead.discard(k)
-            else:
-                self._not_dead.add(k)
-            return f"seat {k} {'dead' if k in dead else 'playing'}"
-        if a.kind == "set_stake":
-            value = _positive(a.value, "stake")
-            pair = a.extra.get("pair") if a.extra else None
-            if pair:
-                pair = tuple(int(x) for x in pair)
-                if len(pair) != 2 or pair[0] == pair[1] or not all(1 <= x <= n for x in pair):
-                    raise ValueError(f"set_stake: {pair!r} is not a pair of seats")
+        match action:
+            case SeatAction(kind="declare_natural", seat=k):
+                self.settings = replace(s, declared=s.declared | {k}, undeclared=s.undeclared - {k})
+                return f"seat {k} declared a natural"
+            case SeatAction(kind="undeclare_natural", seat=k):
+                self.settings = replace(s, declared=s.declared - {k}, undeclared=s.undeclared | {k})
+                return f"seat {k} withdrew the natural declaration"
+            case SeatAction(kind="move_button", seat=k):
+                self.settings = replace(s, button=k)
+                return f"button on seat {k}"
+            case SetDead(seat=k, dead=dead):
+                self.settings = replace(s, dead=frozenset(s.dead | {k} if dead else s.dead - {k}))
+                (self._not_dead.discard if dead else self._not_dead.add)(k)
+                return f"seat {k} {'dead' if dead else 'playing'}"
+            case SetStake(stake=value, pair=None):
+                self.settings = replace(s, stake=value)
+                return f"table stake {value} a point"
+            case SetStake(stake=value, pair=pair):
                 rest = tuple(p for p in s.pair_stakes if set(p[0]) != set(pair))
                 self.settings = replace(s, pair_stakes=rest + ((pair, value),))
                 return f"stake {value} a point between seats {pair[0]} and {pair[1]}"
-            self.settings = replace(s, stake=value)
-            return f"table stake {value} a point"
-        if a.kind == "set_stack":
-            k = seat()
-            stacks = dict(s.stacks)
-            if a.value is None:
-                stacks.pop(k, None)
-            else:
-                stacks[k] = _positive(a.value, "stack", allow_zero=True)
-            self.settings = replace(s, stacks=tuple(sorted(stacks.items())))
-            return f"seat {k} stack {'cleared' if a.value is None else stacks[k]}"
-        if a.kind == "correct_card":
-            k = seat()
-            if a.row not in ("front", "middle", "back"):
-                raise ValueError(f"correct_card: row {a.row!r} (front, middle or back)")
-            if not isinstance(a.index, int) or a.index < 0:
-                raise ValueError(f"correct_card: index {a.index!r} (0-based position in the row)")
-            after = parse_card(a.after or "")
-            if self._verdict is not None:
-                seat_cards = next((x for x in self._verdict.showdown["seats"] if x["seat"] == k), {})
-                row = seat_cards.get(a.row, [])
-                current = row[a.index] if a.index < len(row) else None
-                if current is not None and a.before and str(parse_card(a.before)) != current:
-                    raise ValueError(f"correct_card: seat {k} {a.row} {a.index + 1} reads {current}, not {a.before}")
-                # a card no frame saw anything at (named by the deck): only that card can lie there
-                unread = any(e.seat == k and e.card == current and e.votes == 0 and e.confidence == 0
-                             for e in self._verdict.evidence)
-                if unread and str(after) != current:
-                    raise ValueError(
-                        f"correct_card: seat {k} {a.row} {a.index + 1} was not read: the deck leaves only {current} "
-                        f"for it; if {after} lies there, the {after} read elsewhere is wrong: correct that card")
-            self.corrections[(k, a.row, a.index)] = after
-            return f"seat {k} {a.row} {a.index + 1} corrected to {after}" + (f" by {a.by}" if a.by else "")
-        if a.kind == "new_hand":
-            self.finish()
-            self._end_hand(final=False)
-            return "new hand"
-        raise ValueError(f"unknown dealer action {a.kind!r}")
+            case SetStack(seat=k, stack=stack):
+                stacks = {n: v for n, v in s.stacks if n != k} | ({} if stack is None else {k: stack})
+                self.settings = replace(s, stacks=tuple(sorted(stacks.items())))
+                return f"seat {k} stack {'cleared' if stack is None else stack}"
+            case CorrectCard():
+                return self._correct(action)
+            case NewHand():
+                self.finish()
+                self._end_hand(final=False)
+                return "new hand"
+        raise ValueError(f"unknown dealer action {action!r}")
 
-
-def _positive(value, what: str, allow_zero: bool = False) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what}: {value!r} is not a number") from None
-    if number < 0 or (number == 0 and not allow_zero):
-        raise ValueError(f"{what}: {value!r} must be more than 0")
-    return int(number) if number.is_integer() else number
+    def _correct(self, c: CorrectCard) -> str:
+        """The floor's correction of one card of the verdict shown; it overrides the reading."""
+        if c.row not in ROWS:
+            raise ValueError(f"correct_card: row {c.row!r} (front, middle or back)")
+        after = parse_card(c.after)
+        if self._verdict is not None:
+            seat_cards = next((x for x in self._verdict.showdown["seats"] if x["seat"] == c.seat), {})
+            row = seat_cards.get(c.row, [])
+            current = row[c.index] if c.index < len(row) else None
+            where = f"seat {c.seat} {c.row} {c.index + 1}"
+            if current is not None and c.before != current:
+                raise ValueError(f"correct_card: {where} reads {current}, not {c.before}")
+            # a card no frame saw anything at (named by the deck): only that card can lie there
+            unread = any(e.seat == c.seat and e.card == current and e.votes == 0 and e.confidence == 0
+                         for e in self._verdict.evidence)
+            if unread and str(after) != current:
+                raise ValueError(
+                    f"correct_card: {where} was not read: the deck leaves only {current} "
+                    f"for it; if {after} lies there, the {after} read elsewhere is wrong: correct that card")
+        self.corrections[(c.seat, c.row, c.index)] = after
+        return f"seat {c.seat} {c.row} {c.index + 1} corrected to {after} by {c.by}"

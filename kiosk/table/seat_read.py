@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiosk.cards import Card
+from kiosk.cards import ROW_SIZES, ROWS, Card
 from kiosk.table.hidden import GAP, HiddenCard, where
-from kiosk.table.layout import ROW_SIZES, ROWS
 from kiosk.table.stable_hand import CardRead, SeatRead
 from kiosk.table.verdict import NeedsCheck
 
@@ -28,41 +27,11 @@ def read_seat(number: int, group: list[CardRead], *, dead: bool, declared_by: st
     pile = bool(declared_by) and n < open_min_cards and n > 0
     is_open = n >= open_min_cards
     confidence = min((c.confidence for c in group), default=0.0)
-    checks: list[NeedsCheck] = []
-    seat_integrity: list[str] = []
     if dead:
         return SeatRead(number, True, False, "", False, False, **by_row, confidence=confidence)
-    for c in sorted(group, key=lambda c: (ROWS.index(c.row) if c.row else 9, c.position or 0)):
-        if c.confident or c.note.startswith("duplicate"):
-            continue
-        named = c.card if c.card else (c.candidates[0][0] if c.candidates else None)
-        checks.append(NeedsCheck(number, doubt(c), None if named is None else str(named)))
-    for problem in integrity:
-        if f"seat {number} " in problem:
-            seat_integrity.append(problem)
-    # A card read nowhere that can only lie here joins its row (last: a row is a set) as `not
-    # seen`, and the dealer is asked to look; once the floor confirms it, it counts as read.
-    confirmed = 0
-    for k, h in enumerate(hidden):
-        row = by_row[h.row]
-        read = sum(1 for c in row if c.card is not None and c.slot >= 0)
-        index = sum(1 for c in row if c.card is not None)  # its place in the showdown's row
-        ok = (corrections or {}).get((number, h.row, index)) == h.card
-        confirmed += ok
-        if not ok:
-            others = [str(c) for c in missing if c != h.card]
-            checks.append(NeedsCheck(
-                number,
-                f"no card read {where(h, read)}: by elimination it is {h.card}, the deck's "
-                + (f"cards read nowhere being {h.card} and {', '.join(others)}" if others
-                   else "one card read nowhere")
-                + " (check it lies there)",
-                str(h.card),
-            ))
-        by_row[h.row] = row + (CardRead(
-            -1 - k, number, h.row, index, h.card, 1.0 if ok else 0.0, 0, 0, key_frame, h.box, ok, (),
-            "confirmed by floor (not read)" if ok else "not seen: by elimination",
-        ),)
+    checks = _doubtful(number, group)
+    seat_integrity = [problem for problem in integrity if f"seat {number} " in problem]
+    confirmed = _join_hidden(number, by_row, hidden, missing, corrections or {}, key_frame, checks)
     if is_open and n + confirmed != 13:
         seat_integrity.append(f"wrong card count: seat {number} has {n + confirmed} cards")
         integrity.append(seat_integrity[-1])
@@ -82,6 +51,47 @@ def read_seat(number: int, group: list[CardRead], *, dead: bool, declared_by: st
         number, False, bool(declared_by), declared_by, pile, is_open, **by_row,
         confidence=confidence, needs_check=tuple(checks), integrity=tuple(seat_integrity),
     )
+
+
+def _doubtful(number: int, group: list[CardRead]) -> list[NeedsCheck]:
+    """Each card not read confidently, in row order, named as read (or its best candidate); a
+    duplicate is the table's integrity problem, not the seat's check."""
+    checks = []
+    for c in sorted(group, key=lambda c: (ROWS.index(c.row) if c.row else 9, c.position or 0)):
+        if c.confident or c.note.startswith("duplicate"):
+            continue
+        named = c.card if c.card else (c.candidates[0][0] if c.candidates else None)
+        checks.append(NeedsCheck(number, doubt(c), None if named is None else str(named)))
+    return checks
+
+
+def _join_hidden(number: int, by_row: dict[str, tuple[CardRead, ...]], hidden: tuple[HiddenCard, ...],
+                 missing: tuple[Card, ...], corrections: dict, key_frame: int, checks: list[NeedsCheck]) -> int:
+    """A card read nowhere that can only lie here joins its row (last: a row is a set) as `not
+    seen`, and the dealer is asked to look; once the floor confirms it, it counts as read.
+    Returns how many the floor confirmed."""
+    confirmed = 0
+    for k, h in enumerate(hidden):
+        row = by_row[h.row]
+        read = sum(1 for c in row if c.card is not None and c.slot >= 0)
+        index = sum(1 for c in row if c.card is not None)  # its place in the showdown's row
+        ok = corrections.get((number, h.row, index)) == h.card
+        confirmed += ok
+        if not ok:
+            others = [str(c) for c in missing if c != h.card]
+            checks.append(NeedsCheck(
+                number,
+                f"no card read {where(h, read)}: by elimination it is {h.card}, the deck's "
+                + (f"cards read nowhere being {h.card} and {', '.join(others)}" if others
+                   else "one card read nowhere")
+                + " (check it lies there)",
+                str(h.card),
+            ))
+        by_row[h.row] = row + (CardRead(
+            -1 - k, number, h.row, index, h.card, 1.0 if ok else 0.0, 0, 0, key_frame, h.box, ok, (),
+            "confirmed by floor (not read)" if ok else "not seen: by elimination",
+        ),)
+    return confirmed
 
 
 def _gaps(by_row: dict[str, tuple[CardRead, ...]], laterals: dict[int, float]) -> list[str]:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kiosk.cards import Card
-from kiosk.table.snapshot import GHOST_CONFIDENCE, PlacedCard, on_index, shows_its_indices
+from kiosk.same_card import on_index
+from kiosk.table.snapshot import GHOST_CONFIDENCE, PlacedCard, shows_its_indices
 from kiosk.vision.geometry import box_center
 
 ALTERNATIVE_WEIGHT = 1.0  # how much a runner-up reading counts relative to a top reading

@@ -12,7 +12,8 @@ from collections import Counter
 
 import numpy as np
 
-from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry, refit_rows
+from kiosk.cards import ROW_SIZES, ROWS
+from kiosk.table.layout import TableGeometry, refit_rows
 from kiosk.table.slot import Slot
 from kiosk.table.snapshot import GHOST_CONFIDENCE, TRUST_CARD, assign_rows, distinct_indices
 from kiosk.vision.geometry import box_center

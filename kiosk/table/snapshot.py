@@ -13,13 +13,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from kiosk.cards import Card
-from kiosk.table.layout import ROWS, TableGeometry, rows_by_bands, rows_by_depth
+from kiosk.cards import ROWS, Card
+from kiosk.same_card import INDEX_REACH, keep_surest, on_index, same_card
+from kiosk.table.layout import TableGeometry, rows_by_bands, rows_by_depth
 from kiosk.vision.detections import Box, CardDetection, Detections
-from kiosk.vision.geometry import box_center, index_size, inside_share, iou
+from kiosk.vision.geometry import box_center, index_size
 
-SAME_INDEX_IOU = 0.4  # two index boxes this alike are one index
-PART_OF_INDEX = 0.9  # an index box this much inside another of the same frame is a part of that index
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,39 +217,23 @@ def _without_joker(cards) -> list[CardDetection]:
 
 
 def _one_card_one_reading(cards: list[CardDetection], items: list) -> tuple[list, list]:
-    """Two readings of one card close together are its two indices the reader did not pair;
-    two readings of one index box are the same index read twice. Keep the surer one.
+    """Each card once (`kiosk.same_card`): two readings of one index, or of one card's two indices
+    close together (the reader did not pair them), are one card; keep the surer reading. Close: on
+    the image or on the table, within `INDEX_REACH` index lengths (a card's diagonal)."""
+    lengths = [_index_length(c) for c in cards]
 
-    A card's two indices lie at most a card's diagonal apart (about 5 index lengths).
-    A genuine second copy of a card that close would then go unseen, but its seat is left
-    a card short, which is a `wrong card count`, never a quiet score.
-    """
-    keep = list(range(len(cards)))
-    order = sorted(range(len(cards)), key=lambda i: -cards[i].confidence)
-    dropped: set[int] = set()
-    for a_pos, i in enumerate(order):
-        if i in dropped:
-            continue
-        for j in order[a_pos + 1:]:
-            if j in dropped:
-                continue
-            if _same_index(cards[i], cards[j]):  # one index found twice, read two ways: the surer wins
-                dropped.add(j)
-                continue
-            if cards[j].card != cards[i].card:
-                continue
-            reach = 5.0 * max(_index_length(cards[i]), _index_length(cards[j]))
-            (xi, yi), (xj, yj) = cards[i].center, cards[j].center
-            (ai, bi), (aj, bj) = items[i][0], items[j][0]
-            if min(np.hypot(xi - xj, yi - yj), np.hypot(ai - aj, bi - bj)) <= reach:
-                dropped.add(j)
-    keep = [i for i in keep if i not in dropped]
+    def apart(i: int, j: int) -> float:
+        (xi, yi), (xj, yj) = cards[i].center, cards[j].center
+        (ai, bi), (aj, bj) = items[i][0], items[j][0]
+        return min(np.hypot(xi - xj, yi - yj), np.hypot(ai - aj, bi - bj))
+
+    def same(i: int, j: int) -> bool:
+        a, b = cards[i], cards[j]
+        return same_card(a.card, a.corners, b.card, b.corners, lambda: apart(i, j),
+                         INDEX_REACH * max(lengths[i], lengths[j]))
+
+    keep = keep_surest([c.confidence for c in cards], same)
     return [cards[i] for i in keep], [items[i] for i in keep]
-
-
-def on_index(box: Box, indices) -> bool:
-    """Is `box` one of these index boxes (overlapping one by 40% or more)?"""
-    return any(iou(box, b) >= SAME_INDEX_IOU for b in indices)
 
 
 def distinct_indices(corners) -> tuple[Box, ...]:
@@ -264,14 +247,6 @@ def distinct_indices(corners) -> tuple[Box, ...]:
         if not on_index(b, out):
             out.append(b)
     return tuple(out)
-
-
-def _same_index(a: CardDetection, b: CardDetection) -> bool:
-    """Do two readings share an index box? Alike, or one boxing a part of the other (seed 3537: the
-    lower half of a Ks's index read as Kc, beside the whole index read as Ks: two indices of two
-    cards never lie one inside the other)."""
-    return any(on_index(p, b.corners) for p in a.corners) or any(
-        max(inside_share(p, q), inside_share(q, p)) >= PART_OF_INDEX for p in a.corners for q in b.corners)
 
 
 TRUST_CARD, TRUST_LONE_INDEX, TRUST_ODD_PAIR = 1.0, 0.6, 0.3

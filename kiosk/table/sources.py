@@ -34,7 +34,7 @@ import numpy as np
 
 from kiosk.errors import KioskError
 from kiosk.table.config import DEMO_RECORDING
-from kiosk.vision.images import IMAGE_SUFFIXES, PHOTO_SUFFIXES, load_picture
+from kiosk.vision.images import IMAGE_SUFFIXES, PHOTO_SUFFIXES, decode_jpeg, encode_jpeg, load_picture
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +55,6 @@ class Frame:
         A kiosk that records reads these very pixels live, so a replay of the stored
         frames reads what the table read (JPEG is lossy: raw pixels would read differently).
         """
-        from kiosk.records.media import decode_jpeg, encode_jpeg
-
         if self.jpeg is not None:
             return self
         data = encode_jpeg(self.image, quality)

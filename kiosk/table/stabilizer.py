@@ -23,19 +23,21 @@ import math
 
 import numpy as np
 
-from kiosk.cards import Card, deck
+from kiosk.cards import ROW_SIZES, ROWS, Card
+from kiosk.same_card import on_index
 from kiosk.table.config import Stabilizer as StabilizerSettings
-from kiosk.table.deck_settlement import FAINT, no_cards, settle_deck, sole_reads
+from kiosk.table.deck_settlement import sole_reads
+from kiosk.table.draft import (
+    Evidence, by_elimination, card_reads, choose_by_deck, drop_ghosts, integrity_problems, settle, start_draft,
+)
 from kiosk.table.hidden import HiddenCard, place_hidden, unseen
-from kiosk.table.layout import ROW_SIZES, ROWS, TableGeometry
+from kiosk.table.layout import TableGeometry
 from kiosk.table.seat_read import read_seat
 from kiosk.table.slot import Slot
-from kiosk.table.slot_rows import slot_rows
 from kiosk.table.snapshot import (
-    GHOST_CONFIDENCE, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, distinct_indices, on_index, shows_its_indices,
+    GHOST_CONFIDENCE, TRUST_LONE_INDEX, PlacedCard, TableSnapshot, distinct_indices, shows_its_indices,
 )
 from kiosk.table.stable_hand import CardRead, StableHand
-from kiosk.table.verdict import NeedsCheck
 
 CARD_REACH = 14.0  # a card's diagonal in index widths: 12-14 for the decks measured
 
@@ -164,7 +166,7 @@ class Stabilizer:
         same, near = [], []
         # An index read alone and a whole card's reading of the same card within a card's
         # reach are that one card (the lone one may be its lower index), as one frame's are
-        # (`snapshot._one_card_one_reading`).
+        # (`kiosk.same_card`).
         lone_and_whole = np.array([c.trust == TRUST_LONE_INDEX for c in cards])[:, None] != np.array(
             [sl.trust == TRUST_LONE_INDEX for sl in slots])[None, :]
         lone_and_whole &= np.array([c.confidence >= GHOST_CONFIDENCE for c in cards])[:, None]
@@ -275,239 +277,37 @@ class Stabilizer:
         corrections: dict | None = None,
         final: bool = False,
     ) -> StableHand:
-        s = self.settings
-        need = self._min_votes(final)
+        """The hand as the frames so far read it: each seat's read (`seat_read`), strays and integrity
+        problems. `final`: the hand is over, so positions seen in half its frames count."""
         whole_deck = not dead and len(self.geometry.seats) == 4  # four live seats: the whole deck is down
         present = self._present(final)
         present += sole_reads(self.slots, present, whole_deck)
-        tallies = {sl.id: sl.tally() for sl in present}
-        rows, refitted = slot_rows(self.geometry, present, tallies)  # refitted: positions moved a row (slot id -> row)
-        # Corrections by the floor (seat, row, index) -> card text: they override the reading.
-        corrected: dict[int, Card] = {}
-        for sl in present:
-            row, pos = rows[sl.id]
-            key = (sl.seat, row, pos)
-            if corrections and key in corrections:
-                corrected[sl.id] = corrections[key]
-
-        def strength(sl: Slot, card: Card) -> tuple[float, int]:
-            n = max(1, len(sl.obs))
-            for c, m, v, _ in tallies[sl.id]:
-                if c == card:
-                    return min(1.0, m / n), v
-            return 0.0, 0
-
-        # How sure a confident card must be: less where the deck checks every card (with a seat dead
-        # and a line of 0.7, a Ks read as Kc at 0.79 in every frame was confidently wrong; with four
-        # seats it would have been a duplicate: docs/pipeline.md, the confidence line).
-        line = min(s.min_confidence_whole_deck, s.min_confidence) if whole_deck else s.min_confidence
-
-        def strong(sl: Slot, card: Card) -> bool:
-            """Read confidently: enough frames agree, they were sure, and no rival comes close."""
-            n = max(1, len(sl.obs))
-            rows = tallies[sl.id]
-            mine = next((t for t in rows if t[0] == card), None)
-            if mine is None:
-                return False
-            _, mass, votes, top = mine
-            rival = max((t[1] for t in rows if t[0] != card), default=0.0)
-            return (
-                votes >= need
-                and votes >= s.min_agreement * n
-                and top / votes >= line
-                and (mass - rival) / n >= line / 2
-            )
-
-        # The deck: each card once. Strongest slots choose first.
-        order = sorted(
-            present,
-            key=lambda sl: (sl.id not in corrected, -(tallies[sl.id][0][1] / max(1, len(sl.obs))) if tallies[sl.id] else 0.0, sl.id),
-        )
-        owner: dict[Card, int] = {}
-        choice: dict[int, Card | None] = {}
-        notes: dict[int, str] = {}
-        duplicates: list[tuple[Card, int, int]] = []
-        for sl in order:
-            if sl.id in corrected:
-                card = corrected[sl.id]
-                choice[sl.id] = card
-                notes[sl.id] = "corrected by floor"
-                if card in owner:
-                    duplicates.append((card, owner[card], sl.id))
-                owner.setdefault(card, sl.id)
-                continue
-            chosen = None
-            for card, mass, votes, _ in tallies[sl.id]:
-                if mass < FAINT * max(1, len(sl.obs)):
-                    # read as that only faintly: no choice of this position (seed 1826: stray readings
-                    # took the Ah, a trace runner-up, from the Ah's own position, read Kh or Ah)
-                    break
-                if card not in owner:
-                    chosen = card
-                    break
-                holder = self.slots[owner[card]]
-                if strong(sl, card) and (holder.id in corrected or strong(holder, card)):
-                    duplicates.append((card, owner[card], sl.id))
-                    chosen = card
-                    break
-                if not notes.get(sl.id):
-                    notes[sl.id] = f"read as {card}, which is at {{slot{owner[card]}}}"
-            choice[sl.id] = chosen
-            if chosen is not None:
-                owner.setdefault(chosen, sl.id)
-        duplicate_slots = {a for _, a, _ in duplicates} | {b for _, _, b in duplicates}
-        for card, a, b in duplicates:
-            notes[a] = notes[b] = f"duplicate card {card}"
-
-        # A weak reading whose every candidate lies confidently elsewhere is no card: a glint, a
-        # chip's print, a card's second index read apart. Dropping it can never make a hand
-        # confident by mistake: a real card dropped leaves its seat a card short (wrong count).
-        def ghost(sl: Slot) -> bool:
-            t = tallies[sl.id]
-            if sl.id in corrected or not t:
-                return False
-            top_card, _, top_votes, top_mass = t[0]
-            lost_it = owner.get(top_card) not in (None, sl.id)
-            chosen = choice[sl.id]
-            chosen_conf = strength(sl, chosen)[0] if chosen is not None else 0.0
-            return lost_it and top_mass / max(1, top_votes) < GHOST_CONFIDENCE and chosen_conf < GHOST_CONFIDENCE
-
-        ghosts = {sl.id for sl in present if ghost(sl)}
-        # ... unless its (open, live) seat is short without it: then it is a card, weakly read (the one
-        # no other position holds it gave weight to, or one the deck settles below), and keeping it
-        # fills the seat. Short counting the positions that hold a card: one whose every reading lies
-        # elsewhere holds none (seed 1826). Those that chose a card are kept first; one that chose none
-        # is kept too (seed 1390: the deck then unwinds a chain of misreads through it).
-        for number in {self.slots[g].seat for g in ghosts} - {None} - set(dead):
-            held = sum(1 for sl in present if sl.seat == number and sl.id not in ghosts and choice[sl.id] is not None)
-            if held < s.open_min_cards:
-                continue
-            mine = [g for g in ghosts if self.slots[g].seat == number
-                    and (choice[g] is None or owner.get(choice[g]) == g)]
-            mine.sort(key=lambda g: -(strength(self.slots[g], choice[g])[0] if choice[g] is not None else 0.0))
-            ghosts -= set(mine[:max(0, 13 - held)])
-        for sl_id in ghosts:
-            if choice[sl_id] is not None and owner.get(choice[sl_id]) == sl_id:
-                del owner[choice[sl_id]]
-        if ghosts:
-            present = [sl for sl in present if sl.id not in ghosts]
-            rows, refitted = slot_rows(self.geometry, present, tallies)
-
-        # Where readings conflict, the deck settles every position at once (`deck_assignment`):
-        # the cards each position shows are the ones its readings favour most with each card once.
-        # A position shown as other than its own first choice is marked and never confident; a
-        # card read strongly twice stays an integrity problem (a foreign card would look the same),
-        # so nothing is scored until the floor looks.
-        reassigned = settle_deck(present, tallies, choice, corrected, duplicates, notes, self.frames)
-        extra, copies = no_cards(self.slots, present, choice, corrected, duplicates, tuple(self.geometry.seats),
-                                 self.frames, whole_deck)
-        left_out = []  # (card, the slot kept, where the copy left out was read)
-        given_back = set()  # positions given the card a crowded seat's copy held
-        for card, kept, dropped in copies:
-            row, pos = rows[dropped]
-            spot = f"seat {self.slots[dropped].seat} {row} {pos + 1}" if row else "off the seats"
-            left_out.append((card, kept, spot))
-            # The copy left out is named by `left_out`, not as a duplicate of a position still shown
-            # (seed 5582: the Ad's duplicate, settled by the deck giving its other reader Ah).
-            duplicates[:] = [d for d in duplicates if dropped not in d[1:]]
-            if choice[kept] is None:
-                choice[kept] = card
-                owner[card] = kept
-                given_back.add(kept)
-                notes[kept] = f"read as {card}, also read at {spot}, a 14th position there"
-                # No position kept shows the card as well: `no_cards` gives a card back only where the
-                # positions kept show the whole deck, each card once.
-        if extra:
-            present = [sl for sl in present if sl.id not in extra]
-            rows, refitted = slot_rows(self.geometry, present, tallies)
-        by_seat = {}
-        for sl in present:
-            by_seat.setdefault(sl.seat, []).append(sl)
-        if reassigned:
-            here = {sl.id for sl in present}
-            owner = {}
-            for sl in order:
-                if sl.id in here and choice[sl.id] is not None:
-                    owner.setdefault(choice[sl.id], sl.id)
-
-        # Elimination: the whole deck on the table and exactly one card unaccounted for.
-        elimination: dict[int, Card] = {}
-        if len(present) == 52 and not duplicates and not given_back:
-            unsure = [sl for sl in present if sl.id not in corrected and (choice[sl.id] is None or not strong(sl, choice[sl.id]))]
-            unsure_ids = {sl.id for sl in unsure}
-            sure_cards = {c for c, sid in owner.items() if sid not in unsure_ids}
-            missing = [c for c in deck(52) if c not in sure_cards]
-            if len(unsure) == 1 and len(missing) == 1:
-                sl, card = unsure[0], missing[0]
-                if strength(sl, card)[0] > 0:
-                    elimination[sl.id] = card
-                    if choice[sl.id] is not None and owner.get(choice[sl.id]) == sl.id:
-                        del owner[choice[sl.id]]
-                    choice[sl.id] = card
-                    owner[card] = sl.id
-                    notes[sl.id] = "by elimination (the one card of the deck not seen elsewhere)"
-
-        reads: dict[int, CardRead] = {}
-        for sl in present:
-            card = choice[sl.id]
-            row, pos = rows[sl.id]
-            n = max(1, len(sl.obs))
-            cands = tuple((c, round(min(1.0, m / n), 4)) for c, m, _, _ in tallies[sl.id][:3])
-            if card is None:
-                conf, votes, ev = 0.0, 0, sl.obs[-1]
-                confident = False
-            else:
-                conf, votes = strength(sl, card)
-                ev = sl.evidence(card) or sl.obs[-1]
-                if sl.id in corrected:
-                    conf, confident = 1.0, True
-                elif sl.id in elimination:
-                    confident = True
-                else:
-                    confident = (strong(sl, card) and sl.id not in duplicate_slots and sl.id not in reassigned
-                                 and sl.id not in refitted and sl.id not in given_back)
-            if sl.id in refitted and not notes.get(sl.id):
-                notes[sl.id] = f"read a row off: placed in the {refitted[sl.id]} row, where its fan has a gap"
-            reads[sl.id] = CardRead(
-                sl.id, sl.seat, row, pos, card, round(conf, 4), votes, len(sl.obs), ev.frame_index, ev.box,
-                confident, cands, notes.get(sl.id, ""),
-            )
-        # Resolve "{slotN}" placeholders in notes now that every position is known.
-        for sid, r in list(reads.items()):
-            if "{slot" in r.note:
-                other = int(r.note.split("{slot")[1].split("}")[0])
-                where = reads[other].where() if other in reads else "another position"
-                reads[sid] = r.with_note(r.note.replace(f"{{slot{other}}}", where))
-
-        integrity: list[str] = []
-        for card, a, b in duplicates:
-            at = [reads[x].where() + (f" (shown as {reassigned[x][0]}, {reassigned[x][1]})"
-                                      if x in reassigned and reassigned[x][0] is not None else "") for x in (a, b)]
-            integrity.append(f"duplicate card: {card} at {at[0]} and {at[1]}")
-        for card, kept, spot in left_out:
-            integrity.append(f"duplicate card: {card} at {reads[kept].where()} and at {spot}, "
-                             "a 14th position there: left out of its seat")
-        if len(present) > 52:
-            integrity.append(f"wrong card count: {len(present)} cards on the table (a deck has 52)")
-
+        ev = Evidence.of(self.settings, {sl.id: sl.tally() for sl in present}, self._min_votes(final), whole_deck)
+        draft = start_draft(self.geometry, present, ev, corrections)
+        choose_by_deck(draft, ev)
+        drop_ghosts(draft, ev, self.geometry, dead, self.settings.open_min_cards)
+        settle(draft, ev, self.slots, self.geometry, self.frames, whole_deck)
+        by_elimination(draft, ev)
+        reads = card_reads(draft, ev)
+        integrity = integrity_problems(draft, reads)
         # Hidden cards are named only when the deck is settled: no card still shown twice.
-        unsettled = any(a not in reassigned and b not in reassigned for _, a, b in duplicates)
+        unsettled = any(a not in draft.reassigned and b not in draft.reassigned for _, a, b in draft.duplicates)
         missing, hidden = self._hidden(reads, dead, declared, undeclared, unsettled)
+        by_seat: dict[int | None, list[CardRead]] = {}
+        for sl in draft.present:
+            by_seat.setdefault(sl.seat, []).append(reads[sl.id])
         seats = []
-        all_checks: list[NeedsCheck] = []
         laterals = {sid: sl.lateral for sid, sl in self.slots.items()}
         for number in sorted(self.geometry.seats):
-            group = [reads[sl.id] for sl in by_seat.get(number, [])]
-            mine = tuple(h for h in hidden if h.seat == number)
-            seat = read_seat(number, group, dead=number in dead,
-                             declared_by=self._declared_by(number, declared, undeclared),
-                             open_min_cards=s.open_min_cards, key_frame=self.key_frame, laterals=laterals,
-                             integrity=integrity, hidden=mine, missing=missing, corrections=corrections)
-            seats.append(seat)
-            all_checks.extend(seat.needs_check)
-        stray = tuple(reads[sl.id] for sl in by_seat.get(None, []))
+            seats.append(read_seat(
+                number, by_seat.get(number, []), dead=number in dead,
+                declared_by=self._declared_by(number, declared, undeclared),
+                open_min_cards=self.settings.open_min_cards, key_frame=self.key_frame, laterals=laterals,
+                integrity=integrity, hidden=tuple(h for h in hidden if h.seat == number), missing=missing,
+                corrections=corrections))
         return StableHand(
-            tuple(seats), stray, tuple(integrity), tuple(all_checks), self.frames, self.layout_since, self.key_frame,
+            tuple(seats), tuple(by_seat.get(None, ())), tuple(integrity),
+            tuple(c for seat in seats for c in seat.needs_check), self.frames, self.layout_since, self.key_frame,
             self.frames - self.layout_frame + 1
         )
 

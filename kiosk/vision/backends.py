@@ -16,7 +16,7 @@ import numpy as np
 
 from kiosk.errors import KioskError
 
-# openvino-int8: the OpenVINO models quantized by `kiosk quantize` (kiosk/vision/quantize.py).
+# openvino-int8: the OpenVINO models quantized by `kiosk quantize` (kiosk_lab/training/quantize.py).
 INT8 = "openvino-int8"
 BACKENDS = ("openvino", INT8, "onnx", "pytorch")
 

@@ -74,6 +74,15 @@ def centre_inside_any(box, boxes) -> bool:
     return any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes)
 
 
+def inside_polygon(point, polygon) -> bool:
+    """Does the point lie inside the polygon (or on its edge)?
+
+    >>> inside_polygon((5, 5), [(0, 0), (10, 0), (10, 10), (0, 10)]), inside_polygon((15, 5), [(0, 0), (10, 0), (10, 10)])
+    (True, False)
+    """
+    return cv2.pointPolygonTest(np.asarray(polygon, np.float32), (float(point[0]), float(point[1])), False) >= 0
+
+
 def square_crop(
     image: np.ndarray,
     box,

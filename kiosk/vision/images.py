@@ -1,4 +1,4 @@
-"""Reading image files for the reader's commands, with errors that name the file."""
+"""Reading image files for the reader's commands, with errors that name the file; JPEG in and out of memory."""
 
 from __future__ import annotations
 
@@ -109,3 +109,21 @@ def expand_inputs(paths: list[str]) -> list[Path]:
         else:
             out.append(p)
     return out
+
+
+def encode_jpeg(image: np.ndarray, quality: int = 90, max_width: int | None = None) -> bytes:
+    """JPEG bytes of a BGR image (downscaled to `max_width` when wider); the input is not modified."""
+    if max_width and image.shape[1] > max_width:
+        scale = max_width / image.shape[1]
+        image = cv2.resize(image, (max_width, max(1, round(image.shape[0] * scale))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise ValueError("OpenCV could not encode the frame as JPEG")
+    return buf.tobytes()
+
+
+def decode_jpeg(data: bytes) -> np.ndarray:
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise KioskError("a stored frame is not a readable JPEG (the media file is damaged)", exit_code=1)
+    return image

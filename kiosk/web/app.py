@@ -1,6 +1,7 @@
 """The dealer display: a Flask app fed by the hub, served by `kiosk run`.
 
-`create_app(hub, runner=None, cfg=None, store=None)` is the whole contract. With a
+`create_app(hub, runner=None, cfg=None, store=None)` is the whole contract: `cfg` is the validated
+`KioskConfig` (None: the defaults). With a
 `store` (kiosk.records.store.HandStore) the floor review pages of `kiosk.web.review`
 are mounted under /review/. Every POST must carry the session's CSRF token, in the
 `X-CSRF-Token` header or a `csrf_token` form field; templates get it from `csrf_token()`.
@@ -13,8 +14,11 @@ from typing import Any
 
 from flask import Flask, jsonify, request, session
 
+from kiosk.table.config import KioskConfig
 from kiosk.table.hub import Hub
 from kiosk.web.live import LiveState
+from kiosk.web.review import blueprint as review_blueprint
+from kiosk.web.routes import blueprint as live_blueprint
 from kiosk.web.security import AttemptLimiter, new_csrf_token, same_token
 
 
@@ -33,8 +37,12 @@ def _security_headers(response):
     return response
 
 
-def create_app(hub: Hub, runner: Any = None, cfg: Any = None, store: Any = None, *,
+def create_app(hub: Hub, runner: Any = None, cfg: KioskConfig | None = None, store: Any = None, *,
                heartbeat: float = 3.0, retry_ms: int = 2000) -> Flask:
+    if cfg is None:
+        cfg = KioskConfig()
+    elif not isinstance(cfg, KioskConfig):
+        raise TypeError(f"create_app takes a KioskConfig (kiosk.table.config.load_config), not {type(cfg).__name__}")
     app = Flask(__name__)
     app.secret_key = secrets.token_bytes(32)  # sessions last as long as this process
     app.config.update(
@@ -48,9 +56,7 @@ def create_app(hub: Hub, runner: Any = None, cfg: Any = None, store: Any = None,
         KIOSK_LIVE=LiveState(hub, runner, cfg),
         KIOSK_HEARTBEAT=heartbeat,
         KIOSK_RETRY_MS=retry_ms,
-        KIOSK_PIN_LIMITER=AttemptLimiter(
-            free=int(getattr(getattr(cfg, "web", None), "pin_attempts_per_minute", 5) or 5)
-        ),
+        KIOSK_PIN_LIMITER=AttemptLimiter(free=cfg.web.pin_attempts_per_minute),
     )
 
     def csrf_token() -> str:
@@ -71,12 +77,9 @@ def create_app(hub: Hub, runner: Any = None, cfg: Any = None, store: Any = None,
             return jsonify(error="missing or wrong CSRF token: reload the page and try again"), 400
         return None
 
-    from kiosk.web.routes import blueprint as live_blueprint
 
     app.register_blueprint(live_blueprint)
     if store is not None:
-        from kiosk.web.review import blueprint as review_blueprint
-
         app.register_blueprint(review_blueprint, url_prefix="/review")
     return app
 

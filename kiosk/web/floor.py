@@ -8,9 +8,15 @@ from typing import Any
 
 from flask import Flask, jsonify, redirect, request, url_for
 
+from kiosk.table.config import KioskConfig
+from kiosk.web.review import blueprint as review_blueprint
 
-def create_floor_app(store: Any, cfg: Any = None) -> Flask:
+
+
+def create_floor_app(store: Any, cfg: KioskConfig | None = None) -> Flask:
+    """The floor's review app over `store` (a CentralStore); `cfg` the validated KioskConfig (None: defaults)."""
     app = Flask(__name__)
+    cfg = cfg if cfg is not None else KioskConfig()
     app.config.update(KIOSK_STORE=store, KIOSK_CFG=cfg, KIOSK_FLOOR=True)
     app.jinja_env.globals["csrf_token"] = lambda: ""  # nothing here is ever posted
 
@@ -32,7 +38,6 @@ def create_floor_app(store: Any, cfg: Any = None) -> Flask:
             return jsonify(ok=False, error=str(err).strip().splitlines()[0]), 503
         return jsonify(ok=True, tables=tables)
 
-    from kiosk.web.review import blueprint as review_blueprint
 
     app.register_blueprint(review_blueprint, url_prefix="/review")
     return app

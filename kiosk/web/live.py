@@ -13,18 +13,18 @@ import threading
 import time
 from typing import Any
 
+from kiosk.cards import ROWS
+from kiosk.paigow.view import paigow_page_state
+from kiosk.table.config import KioskConfig
 from kiosk.table.hub import Event, Hub
 from kiosk.web.state import page_state
 
-# Rows as the layout stage names them; anything else on a snapshot seat is ignored.
-_ROW_NAMES = ("front", "middle", "back")
-
 
 class LiveState:
-    def __init__(self, hub: Hub, runner: Any = None, cfg: Any = None) -> None:
+    def __init__(self, hub: Hub, runner: Any = None, cfg: KioskConfig | None = None) -> None:
         self.hub = hub
         self.runner = runner
-        self.cfg = cfg
+        self.cfg = cfg or KioskConfig()
         self.boot = secrets.token_hex(4)  # changes on restart: the page reloads itself
         self._cond = threading.Condition()
         self.version = 0
@@ -134,9 +134,7 @@ class LiveState:
         """The table settings for the hand in progress, from the runner when there is one."""
         state = getattr(self.runner, "state", None) if self.runner is not None else None
         if state is None:
-            game = getattr(self.cfg, "game", None)
-            if game is None:
-                return {}
+            game = self.cfg.game
             return {"button": game.button, "dead": list(game.dead), "stake": game.stake,
                     "stacks": dict(game.stacks or {}), "declared": [],
                     "pair_stakes": [{"seats": list(p.seats), "stake": p.stake} for p in game.pair_stakes]}
@@ -162,14 +160,11 @@ class LiveState:
 
     def state(self) -> dict:
         cfg = self.cfg
-        web = getattr(cfg, "web", None)
-        table = getattr(cfg, "table", None)
+        web = cfg.web
         if is_paigow(cfg):
-            from kiosk.paigow.view import paigow_page_state
-
             return paigow_page_state(
-                self.verdict, self.phase, hand_id=self.hand_id, table=getattr(table, "name", "table-1"),
-                four_colour=bool(getattr(web, "four_colour", False)), source=self.source,
+                self.verdict, self.phase, hand_id=self.hand_id, table=cfg.table.name,
+                four_colour=web.four_colour, source=self.source,
                 last_action=self.last_action, has_frame=self.frame is not None,
                 reading=None if self._has_verdict() else getattr(getattr(self.runner, "state", None), "snapshot", None),
             ) | {"version": self.version, "event_id": self.event_id, "frame_age": self.frame_age()}
@@ -177,36 +172,28 @@ class LiveState:
             self.verdict,
             self.phase,
             hand_id=self.hand_id,
-            table=getattr(table, "name", "table-1"),
-            seats=getattr(table, "seats", 4),
+            table=cfg.table.name,
+            seats=cfg.table.seats,
             positions=seat_positions(cfg),
             settings=self.settings(),
             live_rows=None if self._has_verdict() else self.live_rows(),
             source=self.source,
             last_action=self.last_action,
             corrections=list(self.corrections),
-            four_colour=bool(getattr(web, "four_colour", False)),
+            four_colour=web.four_colour,
             has_frame=self.frame is not None,
-            pin_set=bool(getattr(web, "floor_pin_hash", None)),
+            pin_set=bool(web.floor_pin_hash),
         ) | {"version": self.version, "event_id": self.event_id, "frame_age": self.frame_age()}
 
 
-def is_paigow(cfg: Any) -> bool:
+def is_paigow(cfg: KioskConfig) -> bool:
     """Does this table deal Pai Gow Poker (config `game.name`)?"""
-    return getattr(getattr(cfg, "game", None), "name", None) == "paigow"
+    return cfg.game.name == "paigow"
 
 
-def seat_positions(cfg: Any) -> dict[int, str]:
-    """Where each seat is drawn: its `facing` from the geometry config, else the default."""
-    geometry = getattr(cfg, "geometry", None)
-    seats = getattr(geometry, "seats", None) or ()
-    out = {}
-    for seat in seats:
-        number = getattr(seat, "seat", None)
-        facing = getattr(seat, "facing", None)
-        if number is not None and facing in ("bottom", "left", "top", "right"):
-            out[int(number)] = facing
-    return out
+def seat_positions(cfg: KioskConfig) -> dict[int, str]:
+    """Where each seat is drawn: its `facing` from the geometry config (the default where none is set)."""
+    return {seat.seat: seat.facing for seat in cfg.geometry.seats or () if seat.facing}
 
 
 def snapshot_rows(snapshot: Any) -> dict[int, dict[str, list]]:
@@ -223,7 +210,7 @@ def snapshot_rows(snapshot: Any) -> dict[int, dict[str, list]]:
         if number is None:
             continue
         rows = {}
-        for row in _ROW_NAMES:
+        for row in ROWS:  # anything else on a snapshot seat is ignored
             cards = get(row)
             if cards:
                 rows[row] = [str(getattr(c, "card", c)) for c in cards]

@@ -16,8 +16,12 @@ import cv2
 import numpy as np
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, send_file, url_for
 
+from kiosk.cards import ROWS
+from kiosk.paigow.rulings import payment_lines
+from kiosk.paigow.spots import ROWS as PAIGOW_ROWS
 from kiosk.records.report import RULE_TITLES, ascii_text, render_report, report_pdf, report_png, rule_lines
 from kiosk.records.store import HandQuery, HandStore
+from kiosk.web.routes import record_wrong_pin
 from kiosk.web.security import check_floor_pin
 
 blueprint = Blueprint("review", __name__, template_folder="templates")
@@ -166,7 +170,7 @@ def _cards_by_seat(verdict) -> list[dict]:
         seat = s.get("seat")
         res = seat_results.get(seat, {}) if not s.get("banker") else {"status": "banker"}
         rows = []
-        for row in ("front", "middle", "back", "cards", "high", "low"):
+        for row in (*ROWS, "cards", *PAIGOW_ROWS):
             cards = s.get(row)
             if not cards:
                 continue
@@ -192,7 +196,6 @@ def _paigow_payments(result) -> list[dict] | None:
     """A scored Pai Gow table's payments (None for Chinese Poker: its transfers are listed)."""
     if not isinstance(result, dict) or result.get("game") != "paigow" or "error" in result:
         return None
-    from kiosk.paigow.rulings import payment_lines
 
     return payment_lines(result)
 
@@ -205,13 +208,12 @@ def hand(hand_id: str):
     key_rev, key = _key_frame(hand, rev)
     clip = next((m for r in hand.revisions for m in r.media if m.role == "clip"), None)
     size = _frame_size(store, key) if key else None
-    cfg = current_app.config.get("KIOSK_CFG")
     return render_template(
         "review/hand.html", hand=hand, rev=rev, verdict=rev.verdict, result=rev.verdict.result,
         key=key, key_rev=key_rev, frame_size=size, clip=clip, seats=_cards_by_seat(rev.verdict),
         rulings=rule_lines(rev.verdict.result), paigow_payments=_paigow_payments(rev.verdict.result),
         status_labels=STATUS_LABELS, rule_titles=RULE_TITLES,
-        pin_required=bool(getattr(getattr(cfg, "web", None), "floor_pin_hash", None)),
+        pin_required=bool(current_app.config["KIOSK_CFG"].web.floor_pin_hash),
         message=request.args.get("message"), read_only=getattr(store, "read_only", False),
     )
 
@@ -296,8 +298,7 @@ def set_review(hand_id: str):
             return redirect(url_for(".hand", hand_id=hand_id, message="say who puts the hand under review"))
         store.flag(hand.hand_id, by, (request.form.get("note") or "").strip()[:500])
         return redirect(url_for(".hand", hand_id=hand_id, message="hand under review: it will not be pruned"))
-    cfg = current_app.config.get("KIOSK_CFG")
-    stored = getattr(getattr(cfg, "web", None), "floor_pin_hash", None)
+    stored = current_app.config["KIOSK_CFG"].web.floor_pin_hash
     if stored:
         client = request.remote_addr or "?"
         checked = check_floor_pin(current_app.config.get("KIOSK_PIN_LIMITER"), client, request.form.get("pin"), stored)
@@ -305,8 +306,6 @@ def set_review(hand_id: str):
             return redirect(url_for(".hand", hand_id=hand_id,
                                     message=f"too many wrong PINs: try again in {int(checked) + 1} s"))
         if not checked:
-            from kiosk.web.routes import record_wrong_pin
-
             record_wrong_pin(client, {"hand": hand.hand_id, "by": by})
             return redirect(url_for(".hand", hand_id=hand_id, message="wrong floor PIN: the hand stays under review"))
     store.unflag(hand.hand_id)

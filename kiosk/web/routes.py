@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import logging
-import reprlib
 import threading
 import time
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, stream_with_context
 
-from kiosk.cards import CardError, parse_card
 from kiosk.errors import KioskError
-from kiosk.table.actions import ActionError, DealerAction, parse_action, seat_number
+from kiosk.table.actions import ActionError, CorrectCard, DealerAction, TableAction, parse_action
 from kiosk.web import sse
 from kiosk.web.camera import camera_jpeg
 from kiosk.web.live import is_paigow
@@ -20,7 +18,6 @@ from kiosk.web.security import check_floor_pin
 log = logging.getLogger(__name__)
 blueprint = Blueprint("live", __name__)
 
-CORRECTABLE_ROWS = ("front", "middle", "back", "pile")
 ACTION_WAIT_S = 3.0
 
 
@@ -40,8 +37,7 @@ def _live():
 
 
 def _seat_count() -> int:
-    table = getattr(current_app.config["KIOSK_CFG"], "table", None)
-    return int(getattr(table, "seats", 4))
+    return current_app.config["KIOSK_CFG"].table.seats
 
 
 @blueprint.get("/")
@@ -106,8 +102,7 @@ def camera():
         return jsonify(error="no camera frame yet"), 404
     verdict = live.verdict
     doubtful = {n.card for n in verdict.needs_check if n.card} if verdict is not None else set()
-    stab = getattr(live.cfg, "stabilizer", None)
-    min_conf = float(getattr(stab, "min_confidence", 0.8))
+    min_conf = live.cfg.stabilizer.min_confidence
     detections = frame.get("detections") or ()
     jpeg = camera_jpeg(frame["image"], detections, doubtful, min_conf)
     return Response(jpeg, mimetype="image/jpeg", headers={
@@ -128,13 +123,6 @@ def _json_body() -> dict:
     return body
 
 
-def _seat(body: dict) -> int:
-    try:
-        return seat_number(body.get("seat"), _seat_count())
-    except ActionError as err:
-        raise BadRequest(str(err)) from None
-
-
 def _runner():
     runner = current_app.config["KIOSK_RUNNER"]
     if runner is None:
@@ -142,8 +130,10 @@ def _runner():
     return runner
 
 
-def _apply(action: DealerAction):
-    """Hand the action to the pipeline and report what it said (its hub "action" event)."""
+def _apply(typed: TableAction):
+    """Hand the action to the pipeline, which applies it and records it, and report what it said
+    (its hub "action" event)."""
+    action = typed.record(at=time.time(), hand_id=_live().hand_id)
     runner = _runner()
     hub = current_app.config["KIOSK_HUB"]
     answered = threading.Event()
@@ -156,7 +146,7 @@ def _apply(action: DealerAction):
 
     unsubscribe = hub.subscribe(listen)
     try:
-        runner.apply(action)
+        runner.apply(action, typed)
         answered.wait(ACTION_WAIT_S)
     except KioskError as err:
         raise BadRequest(str(err)) from None
@@ -168,14 +158,18 @@ def _apply(action: DealerAction):
     return jsonify(ok=answer["ok"], message=answer["message"]), status
 
 
-@blueprint.post("/action")
-def action():
-    """A dealer's action: checked whole as its typed value (400 naming the field) before anything changes."""
+def _parsed(parse, body: dict) -> TableAction:
+    """The request as its typed action, checked whole (400 naming the field) before anything changes."""
     try:
-        typed = parse_action(_json_body(), _seat_count())
+        return parse(body, _seat_count())
     except ActionError as err:
         raise BadRequest(str(err)) from None
-    return _apply(typed.record(at=time.time(), hand_id=_live().hand_id))
+
+
+@blueprint.post("/action")
+def action():
+    """A dealer's action (a correction has its own route, behind the floor PIN)."""
+    return _apply(_parsed(parse_action, _json_body()))
 
 
 def _current_card(live, seat: int, row: str, index: int) -> str | None:
@@ -198,8 +192,7 @@ def _doubtful(live, seat: int, card: str) -> bool:
 def correct():
     """A floor-authorised correction of one misread card (PIN checked before anything else)."""
     body = _json_body()
-    cfg = current_app.config["KIOSK_CFG"]
-    stored = getattr(getattr(cfg, "web", None), "floor_pin_hash", None)
+    stored = current_app.config["KIOSK_CFG"].web.floor_pin_hash
     if not stored:
         raise BadRequest("no floor PIN is set on this kiosk: run `kiosk pin` first", 403)
     limiter = current_app.config["KIOSK_PIN_LIMITER"]
@@ -217,34 +210,17 @@ def correct():
         return jsonify(error="wrong PIN: nothing was changed", attempts_left=left), 403
 
     live = _live()
-    seat = _seat(body)
-    row = body.get("row")
-    if row not in CORRECTABLE_ROWS:
-        raise BadRequest(f"row must be one of {', '.join(CORRECTABLE_ROWS)}, got {reprlib.repr(row)}")
-    index = body.get("index")
-    if isinstance(index, str) and index.strip().isdigit() and len(index.strip()) < 3:
-        index = int(index)
-    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < 13:
-        raise BadRequest(f"index must be the card's position in the row (0-12), got {reprlib.repr(index)}")
-    by = str(body.get("by") or "").strip()
-    if not by or len(by) > 40:
-        raise BadRequest("say who authorises the correction (floor staff id, up to 40 characters)")
-    try:
-        after = str(parse_card(str(body.get("after", ""))))
-        before = str(parse_card(str(body.get("before", ""))))
-    except CardError as err:
-        raise BadRequest(str(err)) from None
-    current = _current_card(live, seat, row, index)
+    fix = _parsed(CorrectCard.parse, body)
+    where = f"{fix.row} {fix.index + 1}"
+    current = _current_card(live, fix.seat, fix.row, fix.index)
     if current is None:
-        raise BadRequest(f"seat {seat} has no card at {row} {index + 1} in the current verdict", 409)
-    if current != before:
-        raise BadRequest(f"seat {seat} {row} {index + 1} is now {current}, not {before}: look again", 409)
-    if after == before and not _doubtful(live, seat, before):
-        raise BadRequest(f"the card is already {after}: nothing to correct")
+        raise BadRequest(f"seat {fix.seat} has no card at {where} in the current verdict", 409)
+    if current != fix.before:
+        raise BadRequest(f"seat {fix.seat} {where} is now {current}, not {fix.before}: look again", 409)
+    if fix.after == fix.before and not _doubtful(live, fix.seat, fix.before):
+        raise BadRequest(f"the card is already {fix.after}: nothing to correct")
     # after == before on a card the kiosk was unsure of: the floor confirms it as read
-    action = DealerAction(kind="correct_card", seat=seat, row=row, index=index, before=before,
-                          after=after, by=by, at=time.time(), hand_id=live.hand_id)
-    return _apply(action)
+    return _apply(fix)
 
 
 def record_wrong_pin(client: str, body: dict) -> None:

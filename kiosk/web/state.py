@@ -14,12 +14,11 @@ from the hub.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from kiosk.cards import SUIT_SYMBOLS, CardError, parse_card
+from kiosk.cards import ROW_SIZES, ROWS, SUIT_SYMBOLS, CardError, parse_card
 
-ROWS = ("front", "middle", "back")
-ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 DEFAULT_POSITIONS = {1: "bottom", 2: "left", 3: "top", 4: "right"}
 NATURAL_NAMES = {
     "dragon": "Dragon",
@@ -148,6 +147,61 @@ def _seat_rows(shown: Mapping, four_colour: bool, doubtful: set[str]) -> tuple[l
     return rows, pile
 
 
+@dataclass(frozen=True)
+class _Shown:
+    """What the page takes from the verdict (none: all empty): the showdown read, its result, and
+    what holds the payments."""
+
+    verdict: Any
+    showdown: dict
+    result: dict
+    error: Any
+    integrity: list
+    checks: list[dict]
+    scored: bool
+    confident: bool
+    seats: dict[int, dict]  # seat -> its showdown entry
+    results: dict[int, dict]  # seat -> its result entry
+    evidence: dict
+
+    @classmethod
+    def of(cls, verdict: Any, hand_id: str | None) -> _Shown:
+        if verdict is not None and hand_id is not None and verdict.hand_id != hand_id:
+            verdict = None  # another hand's verdict is never shown (never stale)
+        if verdict is None:
+            return cls(None, {}, {}, None, [], [], False, False, {}, {}, {})
+        showdown, result = dict(verdict.showdown), dict(verdict.result)
+        error = result.get("error")
+        return cls(
+            verdict, showdown, result, error, list(verdict.integrity),
+            [{"seat": n.seat, "reason": n.reason, "card": n.card} for n in verdict.needs_check],
+            not error and "seats" in result, bool(verdict.confident),
+            {int(s["seat"]): s for s in showdown.get("seats", []) if "seat" in s},
+            {int(s["seat"]): s for s in result.get("seats", []) if "seat" in s},
+            {(ev.seat, ev.card): ev for ev in verdict.evidence},
+        )
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """The table's settings as the page shows them: the verdict's where there is one."""
+
+    button: int | None
+    stake: Any
+    dead: set[int]
+    declared: set[int]
+    stacks: dict[int, Any]
+
+    @classmethod
+    def of(cls, shown: _Shown, settings: Mapping[str, Any]) -> _Settings:
+        return cls(
+            shown.result.get("button", shown.showdown.get("button", settings.get("button"))),
+            _num(shown.showdown.get("stake", settings.get("stake", 1))),
+            set(settings.get("dead") or ()), set(settings.get("declared") or ()),
+            {int(k): _num(v) for k, v in (settings.get("stacks") or {}).items()},
+        )
+
+
 def page_state(
     verdict: Any,
     phase: str,
@@ -173,90 +227,32 @@ def page_state(
     """
     positions = {**DEFAULT_POSITIONS, **(positions or {})}
     settings = dict(settings or {})
-    if verdict is not None and hand_id is not None and verdict.hand_id != hand_id:
-        verdict = None
-    showdown: dict = dict(verdict.showdown) if verdict is not None else {}
-    result: dict = dict(verdict.result) if verdict is not None else {}
-    error = result.get("error") if verdict is not None else None
-    integrity = list(verdict.integrity) if verdict is not None else []
-    checks = [{"seat": n.seat, "reason": n.reason, "card": n.card}
-              for n in (verdict.needs_check if verdict is not None else ())]
-    scored = verdict is not None and not error and "seats" in result
-    confident = bool(verdict is not None and verdict.confident)
-
-    shown_by_seat = {int(s["seat"]): s for s in showdown.get("seats", []) if "seat" in s}
-    result_by_seat = {int(s["seat"]): s for s in result.get("seats", []) if "seat" in s}
-    evidence = {}
-    for ev in (verdict.evidence if verdict is not None else ()):
-        evidence[(ev.seat, ev.card)] = ev
-
-    button = result.get("button", showdown.get("button", settings.get("button")))
-    stake = _num(showdown.get("stake", settings.get("stake", 1)))
-    dead_set = set(settings.get("dead") or ())
-    declared_set = set(settings.get("declared") or ())
-    stacks = {int(k): _num(v) for k, v in (settings.get("stacks") or {}).items()}
-
-    seat_views = []
-    for n in range(1, seats + 1):
-        shown = shown_by_seat.get(n)
-        if shown is None:
-            shown = {r: list(v) for r, v in ((live_rows or {}).get(n) or {}).items()}
-        dead = bool(shown.get("dead")) if n in shown_by_seat else n in dead_set
-        declared = bool(shown.get("declared_natural")) if n in shown_by_seat else n in declared_set
-        stack = _num(shown.get("stack", stacks.get(n))) if n in shown_by_seat else stacks.get(n)
-        seat_checks = [c for c in checks if c["seat"] == n]
-        doubtful = {c["card"] for c in seat_checks if c.get("card")}
-        rows, pile = _seat_rows(shown, four_colour, doubtful)
-        result_seat = result_by_seat.get(n)
-        badge = _seat_badge(n, shown, result_seat, seat_checks, dead, declared, scored,
-                            held=verdict is not None and not scored)
-        confidences = [ev.confidence for (s, _), ev in evidence.items() if s == n]
-        seat_views.append({
-            "seat": n,
-            "position": positions.get(n, "bottom"),
-            "is_button": button == n,
-            "dead": dead,
-            "declared": declared,
-            "stack": stack,
-            "badge": badge,
-            "rows": rows,
-            "pile": pile,
-            "card_count": sum(len(r["cards"]) for r in rows) + len(pile),
-            "points": result_seat.get("points") if (result_seat and scored and confident and not dead) else None,
-            "explanation": (result_seat or {}).get("explanation", ""),
-            "row_hands": {r: v.get("hand") for r, v in ((result_seat or {}).get("rows") or {}).items()
-                          if isinstance(v, Mapping)},
-            "checks": seat_checks,
-            "min_confidence": round(min(confidences), 3) if confidences else None,
-            "corrections": [c for c in corrections if c.get("seat") == n],
-        })
-
+    shown = _Shown.of(verdict, hand_id)
+    table_settings = _Settings.of(shown, settings)
+    corrections = list(corrections)
+    seat_views = [
+        _seat_view(n, shown, table_settings, (live_rows or {}).get(n), positions.get(n, "bottom"), four_colour,
+                   [c for c in corrections if c.get("seat") == n])
+        for n in range(1, seats + 1)
+    ]
     active = [s["seat"] for s in seat_views if not s["dead"]]
-    grid = _grid(result, active) if scored else None
-    payments = _payments(result, active, button) if scored else []
-
+    payments = _payments(shown.result, active, table_settings.button) if shown.scored else []
+    verdict = shown.verdict
     return {
         "table": table,
         "hand_id": verdict.hand_id if verdict is not None else hand_id,
         "phase": phase,
         "phase_text": PHASE_TEXT.get(phase, phase),
-        "verdict": verdict is not None,
-        "confident": confident,
-        "pay_held": verdict is not None and not confident,
-        "hold_reasons": _hold_reasons(error, integrity, checks) if verdict is not None and not confident else [],
-        "headline": _headline(verdict, phase, error, integrity, checks, payments, scored),
-        "error": error,
-        "integrity": integrity,
-        "needs_check": checks,
-        "button": button,
-        "stake": stake,
+        **_holds(shown, phase, payments),
+        "button": table_settings.button,
+        "stake": table_settings.stake,
         "pair_stakes": [{"seats": list(p["seats"]), "stake": _num(p["stake"])}
-                        for p in showdown.get("pair_stakes", settings.get("pair_stakes", []))],
+                        for p in shown.showdown.get("pair_stakes", settings.get("pair_stakes", []))],
         "seats": seat_views,
-        "grid": grid,
-        "totals": [{"seat": s["seat"], "points": (result_by_seat.get(s["seat"]) or {}).get("points")}
-                   for s in seat_views if not s["dead"]] if scored and confident else [],
-        "payments": payments if confident else [],
+        "grid": _grid(shown.result, active) if shown.scored else None,
+        "totals": [{"seat": s["seat"], "points": (shown.results.get(s["seat"]) or {}).get("points")}
+                   for s in seat_views if not s["dead"]] if shown.scored and shown.confident else [],
+        "payments": payments if shown.confident else [],
         "decided_at": verdict.decided_at if verdict is not None else None,
         "frame_index": verdict.frame_index if verdict is not None else None,
         "model_version": verdict.model_version if verdict is not None else "",
@@ -265,6 +261,56 @@ def page_state(
         "four_colour": four_colour,
         "has_frame": has_frame,
         "pin_set": pin_set,
+    }
+
+
+def _holds(shown: _Shown, phase: str, payments: list[dict]) -> dict:
+    """Whether there is a verdict, whether it is paid, and what holds it."""
+    held = shown.verdict is not None and not shown.confident
+    return {
+        "verdict": shown.verdict is not None,
+        "confident": shown.confident,
+        "pay_held": held,
+        "hold_reasons": _hold_reasons(shown.error, shown.integrity, shown.checks) if held else [],
+        "headline": _headline(shown.verdict, phase, shown.error, shown.integrity, shown.checks, payments,
+                              shown.scored),
+        "error": shown.error,
+        "integrity": shown.integrity,
+        "needs_check": shown.checks,
+    }
+
+
+def _seat_view(n: int, shown: _Shown, settings: _Settings, live: Mapping[str, list] | None, position: str,
+               four_colour: bool, corrections: list) -> dict:
+    """One seat as the page draws it: its rows (the verdict's, else those read so far), badge and points."""
+    decided = n in shown.seats
+    seat = shown.seats[n] if decided else {r: list(v) for r, v in (live or {}).items()}
+    dead = bool(seat.get("dead")) if decided else n in settings.dead
+    declared = bool(seat.get("declared_natural")) if decided else n in settings.declared
+    seat_checks = [c for c in shown.checks if c["seat"] == n]
+    rows, pile = _seat_rows(seat, four_colour, {c["card"] for c in seat_checks if c.get("card")})
+    result_seat = shown.results.get(n)
+    confidences = [ev.confidence for (s, _), ev in shown.evidence.items() if s == n]
+    return {
+        "seat": n,
+        "position": position,
+        "is_button": settings.button == n,
+        "dead": dead,
+        "declared": declared,
+        "stack": _num(seat.get("stack", settings.stacks.get(n))) if decided else settings.stacks.get(n),
+        "badge": _seat_badge(n, seat, result_seat, seat_checks, dead, declared, shown.scored,
+                             held=shown.verdict is not None and not shown.scored),
+        "rows": rows,
+        "pile": pile,
+        "card_count": sum(len(r["cards"]) for r in rows) + len(pile),
+        "points": result_seat.get("points") if (result_seat and shown.scored and shown.confident and not dead)
+        else None,
+        "explanation": (result_seat or {}).get("explanation", ""),
+        "row_hands": {r: v.get("hand") for r, v in ((result_seat or {}).get("rows") or {}).items()
+                      if isinstance(v, Mapping)},
+        "checks": seat_checks,
+        "min_confidence": round(min(confidences), 3) if confidences else None,
+        "corrections": corrections,
     }
 
 
