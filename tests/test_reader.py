@@ -295,8 +295,7 @@ def test_model_version_names_the_weights(reader):
 
 def test_model_version_changes_with_how_the_weights_are_read():
     """Records name the reader that decided a hand: reading the same weights at another detector input size, with
-    another number of turns, another turned look (or what it may add, or from which line), another closer look,
-    another filter for shrinking cuts, another rule for nested finds or faint partners, or another report line or
+    another number of turns, another turned look (or what it may add, or from which line), another filter for shrinking cuts, another rule for nested finds or faint partners, or another report line or
     deck rule for single pictures reads differently, so it is another version."""
     from kiosk.vision.model_folder import model_version
     from kiosk.vision.settings import ReaderSettings, read_settings
@@ -315,8 +314,6 @@ def test_model_version_changes_with_how_the_weights_are_read():
     looking = version({"stages": {"turned_look": {"degrees": 30.0}}})
     sure_turns = version({"stages": {"turned_look": {"sure_only": not stages.turned_look.sure_only}}})
     turned_line = version({"stages": {"turned_look": {"report": 0.8 if stages.turned_look.report != 0.8 else 0.9}}})
-    closer = version({"stages": {"closer_look": {"zoom": 2.0, "report": 0.8}}})
-    surer = version({"stages": {"closer_look": {"zoom": 1.5, "report": 0.95}}})
     shrinking = version({"classifier": {"shrink_area": not meta.classifier.shrink_area}})
     nesting = version({"stages": {"nested": None}})
     faint = version({"stages": {"faint_partners": None}})
@@ -324,9 +321,9 @@ def test_model_version_changes_with_how_the_weights_are_read():
     one_deck = version({"stages": {"one_deck": None}})
     unread = version({"stages": {"one_deck": {"unread": 0.05 if stages.one_deck.unread != 0.05 else 0.2}}})
     assert same == model_version(MODELS, meta)
-    versions = {same, turned, bigger, looking, closer, surer, shrinking, nesting, faint, sure_turns, turned_line,
-                reporting, one_deck, unread}
-    assert len(versions) == 14
+    versions = {same, turned, bigger, looking, shrinking, nesting, faint, sure_turns, turned_line, reporting,
+                one_deck, unread}
+    assert len(versions) == 12
 
 
 def test_a_reader_for_many_decks_is_the_version_without_the_one_deck_rule():
@@ -413,11 +410,10 @@ def test_a_single_picture_reports_only_sure_readings_the_pipeline_gets_them_all(
     reader = load_reader(MODELS, many_decks=True, settings={"stages": {"negative_look": None}})  # a white deck
     meta = json.loads((MODELS / "reader.json").read_text())
     assert reader.report_line == meta["confidence"]["report"] >= reader.settings.confidence.least
-    everything = reader.read(showdown.image, look_closer=True, scales=reader.picture_scales)
+    everything = reader.read(showdown.image, scales=reader.picture_scales)
     reported = reader.read_picture(showdown.image, source="photo.jpg")
     assert reported.source == "photo.jpg"
     assert [c for c in everything.cards if c.confidence >= reader.report_line] == list(reported.cards)
-    assert "closer_reads" in reported.meta and "closer_reads" not in reader.read(showdown.image).meta
     frame = reader.read(showdown.image)
     assert all(c.confidence >= reader.settings.confidence.least for c in frame.cards)
 

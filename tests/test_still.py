@@ -70,25 +70,6 @@ def test_after_its_searches_a_still_table_takes_turns_with_their_finds_cut_a_lit
     assert len(set(cuts)) == 5 and AS_FOUND not in cuts, cuts
 
 
-def test_the_last_search_of_a_still_table_looks_closer_at_the_first_searchs_finds():
-    still = StillIndices(levels=8, max_age=5, searches=2)
-    felt = np.full((1080, 1920, 3), (38, 105, 32), np.uint8)
-    looked = []
-
-    def closer(first):
-        looked.append(first)
-        return [f"closer look at {first[0]}"]
-
-    got = [still.indices(_noisy(felt, i), "all", i, 0.2 * i, lambda i=i: [f"found in {i}"], closer) for i in range(5)]
-    assert got == [(["found in 0"], 0), (["closer look at found in 0"], 1), (["found in 0"], 0),
-                   (["closer look at found in 0"], 1), (["found in 0"], 0)]
-    assert looked == [["found in 0"]], "one closer look per still table"
-    card = felt.copy()
-    card[400:430, 900:922] = 235
-    assert still.indices(card, "all", 5, 1.0, lambda: ["moved"], closer) == (["moved"], 5), "a moved table: searched"
-    assert still.indices(_noisy(card, 6), "all", 6, 1.2, lambda: ["never"], closer) == (["closer look at moved"], 6)
-
-
 def test_the_comparison_ignores_noise_and_jpeg_and_sees_an_index():
     """The margin the default of 8 grey levels sits in, on a real rendered frame."""
     from kiosk_lab.synth.scenes import render_random
@@ -130,39 +111,6 @@ def test_a_still_frame_reads_its_cards_at_the_indices_found_before(reader, showd
 
 
 @pytest.mark.slow
-def test_a_closer_look_finds_every_index_the_first_search_found_where_it_lies(reader):
-    """kiosk.vision.closer: the seats' regions packed at 1.5x on one detector input, those taller than wide
-    laid on their side; every index the frame's own search found is found again, each find mapped back onto
-    the index it is (boxes off by a region's place, zoom or turn would land beside the labels)."""
-    from kiosk_lab.synth.table import SeatLayout, TableLayout, render_table
-    from kiosk_lab.synth.art import unseen_decks
-    from kiosk_lab.groundtruth import set_hands, shuffled_deck
-    from kiosk.vision.closer import card_groups, pack
-    from kiosk.vision.geometry import iou
-
-    layout = set_hands(shuffled_deck(1))
-    scene = render_table(TableLayout(tuple(SeatLayout(s, **rows) for s, rows in layout.items())),
-                         unseen_decks(str(MODELS))[0], 1, {"preset": "random", "perspective": 0.03, "rotation": 3.0,
-                                                            "hands": 0, "card_height": 110}, reverse_fan=0.0)
-    h, w = scene.image.shape[:2]
-    truth = [tuple(b) for c in scene.scene["cards"] if c["face_up"] for b in c["corners"]]
-
-    def read(found):
-        corners = reader.corners_from(found, reader.classify(scene.image, [b for b, _ in found]))
-        hit = {i for c in corners for i, t in enumerate(truth) if iou(c.box, t) > 0.5}
-        beside = [c.box for c in corners if not any(iou(c.box, t) > 0.3 for t in truth)]
-        return hit, beside
-
-    found = reader.find_indices(scene.image, (0, 0, w, h))
-    placed = pack(card_groups([b for b, _ in found], (w, h)), 1.5, reader.finder.input_hw)
-    assert placed and any(p.turned for p in placed), "regions taller than wide are laid on their side"
-    first, near = read(found), read(reader.finder.find_closer(scene.image, found, 1.5))
-    assert len(first[0]) >= 0.95 * len(truth)
-    assert near[0] >= first[0], f"indices the closer look lost: {sorted(first[0] - near[0])}"
-    assert len(near[1]) <= max(2, len(first[1])), near[1]
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("reuse", [True, False])
 def test_the_pipeline_reuses_indices_unless_the_config_says_not(reader, showdown, tmp_path, reuse):
     path = tmp_path / "table.yaml"
@@ -174,27 +122,6 @@ def test_the_pipeline_reuses_indices_unless_the_config_says_not(reader, showdown
     hub.subscribe(lambda e: seen.append(e.data["detections"].meta["indices_from"]) if e.kind == "frame" else None)
     TableRunner(cfg, frames, reader, hub).run_to_end()
     assert seen == ([0, 1, 0, 1, 0] if reuse else [0, 1, 2, 3, 4]), "two searches, then they take turns"
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("closer", [True, False])
-def test_the_pipeline_looks_closer_in_a_still_tables_last_search_when_the_config_says(reader, showdown, tmp_path,
-                                                                                      closer, monkeypatch):
-    """`motion.closer_look` (off by default): the second search of a still table is the closer look,
-    once, at the first search's finds; off, the reader never looks closer at the table."""
-    path = tmp_path / "table.yaml"
-    path.write_text(f"motion:\n  closer_look: {str(closer).lower()}\n")
-    looks = []
-    real = reader.finder.find_closer
-    monkeypatch.setattr(reader.finder, "find_closer", lambda image, found, zoom: looks.append(len(found)) or real(image, found, zoom))
-    frames = [Frame(_noisy(showdown.image, i), i, 0.25 * i, "noisy") for i in range(5)]
-    seen = []
-    hub = Hub()
-    hub.subscribe(lambda e: seen.append(e.data["detections"]) if e.kind == "frame" else None)
-    TableRunner(load_config(path), frames, reader, hub).run_to_end()
-    assert [d.meta["indices_from"] for d in seen] == [0, 1, 0, 1, 0]
-    assert len(looks) == (1 if closer else 0) and (not closer or looks[0] == seen[0].meta["indices"])
-    assert load_config(None).motion.closer_look is False
 
 
 def test_motion_settings_are_validated(tmp_path):

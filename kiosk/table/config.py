@@ -221,10 +221,6 @@ class Motion(_Section):
     still_searches: int = Field(2, ge=1)
     # Run the detector again after this long, however still the table.
     redetect_seconds: float = Field(5.0, ge=0)
-    # The last search of a still table is a closer look (the cards' regions at the reader's
-    # closer_zoom, kiosk/vision/closer.py). Measured on 800 rendered tables: the same hands read
-    # exactly, 21 more confident with four seats open; 18 fewer exact with a seat dead. Off.
-    closer_look: bool = False
 
 
 def frame_size_problem(size: tuple[int, int]) -> str | None:

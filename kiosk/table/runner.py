@@ -107,7 +107,6 @@ class TableRunner(FrameLoop):
         motion = cfg.motion
         self._still = (StillIndices(motion.still_levels, motion.redetect_seconds, motion.still_searches)
                        if motion.reuse_indices and getattr(reader, "takes_still", False) else None)
-        self._closer = motion.closer_look
         self._verdict: Verdict | None = None
         self._snapshot: TableSnapshot | None = None
         self._now = 0.0
@@ -177,8 +176,6 @@ class TableRunner(FrameLoop):
         if self.geometry is None or self.geometry.image_size != (w, h):
             self._setup(frame)
         still = {"still": self._still} if self._still is not None else {}
-        if still and self._closer:
-            still["look_closer"] = True
         detections = self.reader.read(frame.image, self.rois, frame.index, frame.timestamp, frame.source, **still)
         occupancy = self.felt.measure(frame.image)
         with self._lock:

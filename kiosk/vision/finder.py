@@ -9,8 +9,6 @@ import cv2
 import numpy as np
 
 from kiosk.vision.backends import open_runner
-from kiosk.vision.closer import card_groups, found_again_or_sure, not_found_again, pack
-from kiosk.vision.geometry import clip_box
 
 MAX_UPSCALE = 1.0  # indices in small pictures are already as large as training saw them
 # (h, w) the detector reads a frame at: a 1080p frame at full size. At 2/3 (736x1280) it was 30 ms
@@ -104,37 +102,6 @@ class IndexFinder:
         idx = cv2.dnn.NMSBoxes(rects, scores.astype(float).tolist(), self.conf_threshold, self.nms_iou)
         return [((rects[i][0], rects[i][1], rects[i][0] + rects[i][2], rects[i][1] + rects[i][3]), float(scores[i]))
                 for i in np.asarray(idx).reshape(-1)]
-
-    def find_closer(self, image: np.ndarray, found: list[tuple[tuple, float]], zoom: float) -> list[tuple[tuple, float]]:
-        """The indices a closer look finds: the groups of `found` (an earlier search's) read again
-        at `zoom` side by side on one detector input (kiosk.vision.closer), with those of `found`
-        not found again; `found` itself where the groups do not fit."""
-        h, w = image.shape[:2]
-        regions = [(float(int(a)), float(int(b)), float(int(np.ceil(c))), float(int(np.ceil(d))))
-                   for a, b, c, d in card_groups([b for b, _ in found], (w, h))]
-        # the largest zoom, down by tenths, at which the groups fit one input
-        placed = next(filter(None, (pack(regions, zoom - 0.1 * k, self.input_hw)
-                                    for k in range(round((zoom - 1.0) / 0.1)))), None)
-        if not placed:
-            return found
-        in_h, in_w = self.input_hw
-        canvas = np.full((in_h, in_w, 3), 114, dtype=np.uint8)
-        for p in placed:
-            x1, y1, x2, y2 = (int(v) for v in p.region)
-            cut = image[y1:y2, x1:x2]
-            if p.turned:
-                cut = cv2.rotate(cut, cv2.ROTATE_90_CLOCKWISE)
-            (ax, ay), (bw, bh) = p.at, p.size
-            big = cv2.resize(cut, (bw, bh), interpolation=cv2.INTER_LINEAR)
-            bh, bw = min(bh, in_h - ay), min(bw, in_w - ax)
-            canvas[ay:ay + bh, ax:ax + bw] = big[:bh, :bw]
-        closer = []
-        for box, score in self._detect(canvas):
-            p = next((p for p in placed if p.holds(box)), None)
-            if p is not None:
-                closer.append((clip_box(p.to_frame(box), w, h), score))
-        closer = found_again_or_sure(closer, found)
-        return closer + not_found_again(found, closer)
 
 
 def load_index_finder(weights: Path, backend: str = "pytorch", input_hw=DET_INPUT) -> IndexFinder:

@@ -3,16 +3,15 @@ reading itself as a frame (`PICTURE_STAGES`).
 
 Each stage is a small function `(look, items, setting) -> items` named in a list with the field of
 `ReaderSettings.stages` that tunes it (kiosk/vision/settings.py); it runs where that field is not None, so a stage
-is added or removed by one line here and its sub-model there. A frame's stages up to `MERGE` take the corner
-indices read at the boxes found (kiosk.vision.merge.Corner), the others the card readings. How an index is found
-and read (picture scales, four turns) are options of the finder and the classifier
-(kiosk/vision/reader.py), not list entries.
+is added or removed by one line here and its sub-model there. A frame's stages take the corner indices read at the
+boxes found (kiosk.vision.merge.Corner) and end with `MERGE`, which joins them into card readings; a picture's take
+card readings. How an index is found and read (picture scales, four turns) are options of the finder and the
+classifier (kiosk/vision/reader.py), not list entries.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -33,7 +32,6 @@ class Look:
     rois: list | None = None
     cut: tuple = AS_FOUND
     found: list = field(default_factory=list)  # the index boxes (and detector scores) the first search found
-    look_closer: bool = False  # a single picture's first read: the closer look adds cards at once
     meta: dict = field(default_factory=dict)  # counts and timings reported with the readings
     trust: list | None = None  # the context check's trust in each reading, where it weighs in settling a deck
 
@@ -51,7 +49,6 @@ class Look:
 class Stage:
     setting: str | None  # its field of ReaderSettings.stages (`kiosk eval --by-stage` turns it off); None: always on
     run: Callable
-    label: str = ""  # what read_picture(stages=...) calls its readings (scripts/reader_stage_losses.py)
 
 
 # -- a camera frame ------------------------------------------------------------------------------------------
@@ -69,48 +66,26 @@ def merge(look: Look, corners: list, _) -> list:
     return [c for c in merged if c.confidence >= least]
 
 
-def closer_look(look: Look, cards: list, s) -> list:
-    """A single picture's first read: the cards read closer that this read has not (kiosk.vision.closer)."""
-    if not (look.look_closer and look.found):
-        return cards
-    tc = time.perf_counter()
-    near = look.reader.closer_finds(look.image, look.found, look.rois)
-    more = [c for c in cards_at(replace(look, cut=AS_FOUND, meta={}), near)
-            if c.confidence >= max(look.reader.report_line, s.report)]
-    joined = join_turned(tuple(cards), tuple(more), floor=look.reader.report_line)
-    look.meta["closer_reads"] = len({id(c) for c in joined} & {id(m) for m in more})
-    look.meta["ms_closer"] = (time.perf_counter() - tc) * 1000
-    return list(joined)
-
-
 MERGE = Stage(None, merge)
 FRAME_STAGES: tuple[Stage, ...] = (
     Stage("nested", nested),
     MERGE,
-    Stage("closer_look", closer_look),
 )
 
 
-def run_stages(stages, look: Look, items, log: Callable = lambda _: None):
+def run_stages(stages, look: Look, items):
     for stage in stages:
         setting = getattr(look.settings.stages, stage.setting) if stage.setting else None
         if stage.setting is None or setting is not None:
             items = stage.run(look, items, setting)
-            log((stage.label, items))
     return items
 
 
-def cards_at(look: Look, found: list) -> list:
-    """The card readings at the index boxes `found`: each index read (kiosk.vision.reader), then the frame's stages
-    up to `MERGE`."""
-    reader = look.reader
-    probs = reader.classify(look.image, [b for b, _ in found], look.cut)
-    corners = reader.corners_from(found, probs)
-    return run_stages(FRAME_STAGES[: FRAME_STAGES.index(MERGE) + 1], look, corners)
-
-
 def frame_cards(look: Look, found: list) -> list:
-    return run_stages(FRAME_STAGES[FRAME_STAGES.index(MERGE) + 1:], look, cards_at(look, found))
+    """The card readings at the index boxes `found`: each index read (kiosk.vision.reader), then the frame's
+    stages."""
+    probs = look.reader.classify(look.image, [b for b, _ in found], look.cut)
+    return run_stages(FRAME_STAGES, look, look.reader.corners_from(found, probs))
 
 
 # -- a single picture ----------------------------------------------------------------------------------------
@@ -165,9 +140,9 @@ def one_deck(look: PictureLook, cards: tuple, s) -> tuple:
 
 
 PICTURE_STAGES: tuple[Stage, ...] = (
-    Stage("turned_look", turned_look, "turned"),
-    Stage("context_check", context_check, "context"),
-    Stage("one_deck", one_deck, "one_deck"),
+    Stage("turned_look", turned_look),
+    Stage("context_check", context_check),
+    Stage("one_deck", one_deck),
 )
 
 

@@ -141,38 +141,31 @@ class CardReader:
             corners.append(Corner(box, score, card_probs, k, sure))
         return corners
 
-    def closer_finds(self, image: np.ndarray, first: list, rois) -> list:
-        """The index boxes a closer look at the regions of the `first` finds finds (kiosk.vision.closer)."""
-        return pipeline.inside(self.finder.find_closer(image, first, self.settings.stages.closer_look.zoom), rois)
-
-    def read_picture(self, image_bgr: np.ndarray, source: str = "", stages: list | None = None) -> Detections:
-        """One picture on its own: read as a frame is, the closer look's cards added, then the readings sure enough to report (`confidence.report`, or with `one_deck` every reading
-        until the deck is settled) through the picture's stages (kiosk.vision.pipeline.PICTURE_STAGES).
-        `stages`, when given, collects (stage, readings) after each of them (scripts/reader_stage_losses.py).
-        With `negative_look`, the picture's negative is read the same way and its sure readings on dark faces
+    def read_picture(self, image_bgr: np.ndarray, source: str = "") -> Detections:
+        """One picture on its own: read as a frame is (at the picture scales), then the readings sure enough to
+        report (`confidence.report`, or with `one_deck` every reading until the deck is settled) through the
+        picture's stages (kiosk.vision.pipeline.PICTURE_STAGES). With `negative_look`, the picture's negative is read the same way and its sure readings on dark faces
         join (kiosk.vision.negative)."""
         image = _as_bgr(image_bgr, source)
-        dets = self._read_one_picture(image, source, stages)
+        dets = self._read_one_picture(image, source)
         negative_look = self.settings.stages.negative_look
         if negative_look is None:
             return dets
-        dark = self._read_one_picture(negative(image), source, None)
+        dark = self._read_one_picture(negative(image), source)
         found = tuple(c for c in dark.cards if c.confidence >= negative_look.report and on_dark_face(image, c))
         if self.settings.stages.one_deck is not None:  # each card at most once: the picture's own reading stays
             read = {d.card for d in dets.cards}
             found = tuple(c for c in found if c.card not in read)
         return replace(dets, cards=join_turned(dets.cards, found, floor=self.report_line))
 
-    def _read_one_picture(self, image: np.ndarray, source: str, stages: list | None) -> Detections:
-        log = stages.append if stages is not None else (lambda _: None)
-        dets, found = self._read_found(image, source=source, look_closer=True, scales=self.picture_scales)
-        log(("read", dets.cards))
+    def _read_one_picture(self, image: np.ndarray, source: str) -> Detections:
+        dets, found = self._read_found(image, source=source, scales=self.picture_scales)
         one_deck = self.settings.stages.one_deck is not None
         floor = self.one_deck_line if one_deck else self.report_line
         # One deck: every reading takes part in settling the deck; the floor applies after.
         cards = dets.cards if one_deck else tuple(c for c in dets.cards if c.confidence >= floor)
         look = pipeline.PictureLook(self, image, found=found, source=source, first=dets, floor=floor)
-        cards = pipeline.run_stages(pipeline.PICTURE_STAGES, look, cards, log)
+        cards = pipeline.run_stages(pipeline.PICTURE_STAGES, look, cards)
         return replace(dets, cards=cards, meta={**dets.meta, **look.meta})
 
     def read(
@@ -183,23 +176,19 @@ class CardReader:
         timestamp: float = 0.0,
         source: str = "",
         still: StillIndices | None = None,
-        look_closer: bool = False,
         scales: tuple[float, ...] = (1.0,),
     ) -> Detections:
         """`still`: a pipeline's memory of where the indices were (kiosk.vision.still); a frame
-        that has not moved since reads its cards at those indices without the detector.
-        `look_closer`: the found indices are searched again closer (kiosk.vision.closer): with
-        `still`, as the last search of a still table; otherwise at once, and the cards read there
-        that the first look did not read are added (a single picture)."""
-        return self._read_found(image_bgr, rois, frame_index, timestamp, source, still, look_closer, scales)[0]
+        that has not moved since reads its cards at those indices without the detector. `scales`: the picture
+        is searched shrunk by these factors too (single pictures: `picture_scales`)."""
+        return self._read_found(image_bgr, rois, frame_index, timestamp, source, still, scales)[0]
 
     def _read_found(self, image_bgr, rois=None, frame_index=0, timestamp=0.0, source="", still=None,
-                    look_closer=False, scales=(1.0,)) -> tuple[Detections, list]:
+                    scales=(1.0,)) -> tuple[Detections, list]:
         """`read`, and the index boxes the first search found (with their detector scores)."""
         image = _as_bgr(image_bgr, source)
         h, w = image.shape[:2]
         t0 = time.perf_counter()
-        closer_on = look_closer and self.settings.stages.closer_look is not None
         clean_rois = _clean_rois(rois, w, h)
         if clean_rois == []:
             return Detections((), (w, h), frame_index, timestamp, source, {"backend": self.backend}), []
@@ -211,13 +200,11 @@ class CardReader:
         if still is None:
             found, found_in, cut = find(), frame_index, AS_FOUND
         else:
-            closer = (lambda first: self.closer_finds(image, first, clean_rois)) if closer_on else None
-            found, found_in = still.indices(image, (region, tuple(clean_rois or ())), frame_index, timestamp, find, closer)
+            found, found_in = still.indices(image, (region, tuple(clean_rois or ())), frame_index, timestamp, find)
             cut = still.cut
         t1 = time.perf_counter()
-        look = pipeline.Look(self, image, clean_rois, cut, found, look_closer=closer_on and still is None)
+        look = pipeline.Look(self, image, clean_rois, cut, found)
         cards = pipeline.frame_cards(look, found)
-        ms_closer = look.meta.pop("ms_closer", 0.0)
         t2 = time.perf_counter()
         meta = {
             "backend": self.backend,
@@ -225,10 +212,8 @@ class CardReader:
             "indices": len(found),
             "indices_from": found_in,
             "ms_detect": round((t1 - t0) * 1000, 1),
-            "ms_classify": round((t2 - t1) * 1000 - ms_closer, 1),
+            "ms_classify": round((t2 - t1) * 1000, 1),
         }
-        if look_closer and still is None:
-            meta |= {"closer_reads": look.meta.get("closer_reads", 0), "ms_closer": round(ms_closer, 1)}
         return Detections(tuple(cards), (w, h), frame_index, timestamp, source, meta), found
 
 

@@ -67,13 +67,6 @@ class FourTurns(Part):
     """Each cut read at four quarter turns and the answers averaged (the classes are card x orientation)."""
 
 
-class CloserLook(Part):
-    """The cards' regions read again at `zoom` (kiosk.vision.closer); a single picture adds a card only this look
-    read from `report`; a still table's last search (kiosk.vision.still)."""
-    zoom: float = Field(gt=1.0)
-    report: float
-
-
 class Nested(Part):
     """Of two finds one inside the other by this share (an index and its rank alone), only the surer is read."""
     share: float
@@ -116,7 +109,6 @@ class Stages(Part):
     picture_scales: PictureScales | None = None
     negative_look: NegativeLook | None = None
     four_turns: FourTurns | None = None
-    closer_look: CloserLook | None = None
     nested: Nested | None = None
     faint_partners: FaintPartners | None = None
     turned_look: TurnedLook | None = None

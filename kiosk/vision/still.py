@@ -70,13 +70,11 @@ class StillIndices:
         self._reused = 0
 
     def indices(self, image: np.ndarray, key: Hashable, frame_index: int, timestamp: float,
-                find: Callable[[], list], closer: Callable[[list], list] | None = None) -> tuple[list, int]:
+                find: Callable[[], list]) -> tuple[list, int]:
         """The index boxes for this frame and the frame they were found in (`find()` when it is not still
         or not searched often enough yet).
 
         `key` names what was searched (the region of the frame): another key always searches again.
-        `closer(finds)`: the last search of a still table looks closer at the first search's finds
-        (kiosk.vision.closer) instead of searching as the first did.
         """
         small = shrink(image)
         age = timestamp - self._since
@@ -89,8 +87,7 @@ class StillIndices:
         if not still:  # compared from now on with this frame, and aged from it
             self._small, self._key, self._since, self._found = small, key, timestamp, []
         self._reused = 0
-        last = still and closer is not None and len(self._found) == self.searches - 1
-        found = closer(self._found[0][1]) if last else find()
+        found = find()
         self._found.append((frame_index, found))
         return found, frame_index
 
