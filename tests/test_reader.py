@@ -497,7 +497,7 @@ def _read_turning(reader, image) -> tuple[tuple, list]:
     stages = []
     cards = reader.read_picture(image, stages=stages).cards
     first = {id(c) for c in stages[0][1]}
-    return cards, [c for c in dict(stages)["turned"] if id(c) not in first]
+    return cards, [c for c in dict(stages)["turned_look"] if id(c) not in first]
 
 
 @pytest.mark.slow

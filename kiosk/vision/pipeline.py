@@ -73,11 +73,13 @@ FRAME_STAGES: tuple[Stage, ...] = (
 )
 
 
-def run_stages(stages, look: Look, items):
+def run_stages(stages, look: Look, items, log: Callable = lambda _: None):
+    """`items` through the `stages` that are on; `log((stage, items))` after each (tests see one stage's work)."""
     for stage in stages:
         setting = getattr(look.settings.stages, stage.setting) if stage.setting else None
         if stage.setting is None or setting is not None:
             items = stage.run(look, items, setting)
+            log((stage.setting, items))
     return items
 
 

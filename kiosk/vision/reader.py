@@ -141,31 +141,34 @@ class CardReader:
             corners.append(Corner(box, score, card_probs, k, sure))
         return corners
 
-    def read_picture(self, image_bgr: np.ndarray, source: str = "") -> Detections:
+    def read_picture(self, image_bgr: np.ndarray, source: str = "", stages: list | None = None) -> Detections:
         """One picture on its own: read as a frame is (at the picture scales), then the readings sure enough to
         report (`confidence.report`, or with `one_deck` every reading until the deck is settled) through the
-        picture's stages (kiosk.vision.pipeline.PICTURE_STAGES). With `negative_look`, the picture's negative is read the same way and its sure readings on dark faces
+        picture's stages (kiosk.vision.pipeline.PICTURE_STAGES); `stages`, when given, collects (stage, readings)
+        after the first read ("read") and after each of them. With `negative_look`, the picture's negative is read the same way and its sure readings on dark faces
         join (kiosk.vision.negative)."""
         image = _as_bgr(image_bgr, source)
-        dets = self._read_one_picture(image, source)
+        dets = self._read_one_picture(image, source, stages)
         negative_look = self.settings.stages.negative_look
         if negative_look is None:
             return dets
-        dark = self._read_one_picture(negative(image), source)
+        dark = self._read_one_picture(negative(image), source, None)
         found = tuple(c for c in dark.cards if c.confidence >= negative_look.report and on_dark_face(image, c))
         if self.settings.stages.one_deck is not None:  # each card at most once: the picture's own reading stays
             read = {d.card for d in dets.cards}
             found = tuple(c for c in found if c.card not in read)
         return replace(dets, cards=join_turned(dets.cards, found, floor=self.report_line))
 
-    def _read_one_picture(self, image: np.ndarray, source: str) -> Detections:
+    def _read_one_picture(self, image: np.ndarray, source: str, stages: list | None) -> Detections:
+        log = stages.append if stages is not None else (lambda _: None)
         dets, found = self._read_found(image, source=source, scales=self.picture_scales)
+        log(("read", dets.cards))
         one_deck = self.settings.stages.one_deck is not None
         floor = self.one_deck_line if one_deck else self.report_line
         # One deck: every reading takes part in settling the deck; the floor applies after.
         cards = dets.cards if one_deck else tuple(c for c in dets.cards if c.confidence >= floor)
         look = pipeline.PictureLook(self, image, found=found, source=source, first=dets, floor=floor)
-        cards = pipeline.run_stages(pipeline.PICTURE_STAGES, look, cards)
+        cards = pipeline.run_stages(pipeline.PICTURE_STAGES, look, cards, log)
         return replace(dets, cards=cards, meta={**dets.meta, **look.meta})
 
     def read(
