@@ -182,17 +182,27 @@ def profile_from_dict(data: Any, extra: Mapping[str, ScoringProfile] | None = No
         raise ProfileError(
             f"{where}: unknown field {unknown[0]!r} (fields: {', '.join(sorted(_FIELDS))})"
         )
-    base_name = data.get("base")
-    if base_name is None:
-        profile = ScoringProfile(name, natural_points=())
-    else:
-        if not isinstance(base_name, str):
-            raise ProfileError(f"{where}: base: must be a profile name")
-        try:
-            profile = replace(get_profile(base_name, extra), name=name)
-        except ProfileError as err:
-            raise ProfileError(f"{where}: base: {err}") from None
+    base = _base_profile(where, name, data.get("base"), extra)
+    profile = replace(base, **_changes(where, data, dict(base.natural_points)))
+    missing = [k for k in NATURAL_KINDS if k not in dict(profile.natural_points)]
+    if missing:
+        raise ProfileError(f"{where}: natural_points: no points for {', '.join(missing)}")
+    return profile
 
+
+def _base_profile(where: str, name: str, base_name: Any, extra) -> ScoringProfile:
+    if base_name is None:
+        return ScoringProfile(name, natural_points=())
+    if not isinstance(base_name, str):
+        raise ProfileError(f"{where}: base: must be a profile name")
+    try:
+        return replace(get_profile(base_name, extra), name=name)
+    except ProfileError as err:
+        raise ProfileError(f"{where}: base: {err}") from None
+
+
+def _changes(where: str, data: dict, natural_points: dict) -> dict[str, Any]:
+    """Every field `data` sets, checked, as `replace` arguments; its `natural_points` merged over the base's."""
     changes: dict[str, Any] = {}
     for key in ("row_point", "overall_bonus", "scoop"):
         if key in data:
@@ -207,9 +217,8 @@ def profile_from_dict(data: Any, extra: Mapping[str, ScoringProfile] | None = No
     if "royalties" in data:
         changes["royalties"] = _royalties(where, data["royalties"])
     if "natural_points" in data:
-        merged = dict(profile.natural_points)
-        merged.update(_natural_points(where, data["natural_points"]))
-        changes["natural_points"] = tuple((k, merged[k]) for k in NATURAL_KINDS if k in merged)
+        natural_points.update(_natural_points(where, data["natural_points"]))
+        changes["natural_points"] = tuple((k, natural_points[k]) for k in NATURAL_KINDS if k in natural_points)
     if "natural_ranking" in data:
         changes["natural_ranking"] = _choice(
             where, "natural_ranking", data["natural_ranking"], NATURAL_RANKINGS
@@ -226,11 +235,7 @@ def profile_from_dict(data: Any, extra: Mapping[str, ScoringProfile] | None = No
         changes["false_natural"] = _choice(
             where, "false_natural", data["false_natural"], FALSE_NATURAL_SETTINGS
         )
-    profile = replace(profile, **changes)
-    missing = [k for k in NATURAL_KINDS if k not in dict(profile.natural_points)]
-    if missing:
-        raise ProfileError(f"{where}: natural_points: no points for {', '.join(missing)}")
-    return profile
+    return changes
 
 
 def profiles_from_json(data: Any) -> dict[str, ScoringProfile]:

@@ -142,7 +142,11 @@ def parse_showdown(
         raise ShowdownError(f"button is on seat {_show(button)}, which is not one of seats {_list(numbers)}")
     stake = _money("stake", obj.get("stake", 1), stake=True)
 
-    raw_pairs = obj.get("pair_stakes", [])
+    return Showdown(seats, profile, button, stake, _pair_stakes(obj.get("pair_stakes", []), numbers), showdown_id)
+
+
+def _pair_stakes(raw_pairs: Any, numbers: list[int]) -> tuple[PairStake, ...]:
+    """`pair_stakes`: each a pair of two of the seats `numbers`, at most one stake a pair."""
     if not isinstance(raw_pairs, list):
         raise ShowdownError(f"pair_stakes must be a list, not {_kind(raw_pairs)}")
     pair_stakes: list[PairStake] = []
@@ -164,7 +168,7 @@ def parse_showdown(
         if any({*pair} == set(ps.seats) for ps in pair_stakes):
             raise ShowdownError(f"{where}: seats {pair[0]} and {pair[1]} have two stakes")
         pair_stakes.append(PairStake((pair[0], pair[1]), _money(where + ": stake", raw["stake"], stake=True, zero_ok=True)))
-    return Showdown(seats, profile, button, stake, tuple(pair_stakes), showdown_id)
+    return tuple(pair_stakes)
 
 
 def _profile(value: Any, profiles: Mapping[str, ScoringProfile] | None) -> ScoringProfile:
