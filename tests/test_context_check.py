@@ -185,7 +185,7 @@ def test_the_context_check_is_cut_and_trained_by_kiosk_train_and_read_by_the_rea
         if "--cut-only" in extra:
             assert "(64x64, 5.0 x the index)" in run.stdout, run.stdout[-500:]
             assert not (out / "context-check.pt").exists()
-    assert len(list((crops / "train" / "card").glob("*.jpg"))) > 50
+    assert len(list((crops / "train" / "card").glob("*.jpg"))) > 20  # a few dozen face-up cuts from three scenes
     meta = json.loads((out / "reader.json").read_text())
     check = meta["stages"]["context_check"]
     assert check["names"] == ["card", "not"] and check["drop"] == 0.85
