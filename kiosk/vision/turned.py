@@ -16,7 +16,8 @@ import cv2
 import numpy as np
 
 from kiosk.vision.detections import Box, CardDetection
-from kiosk.vision.geometry import box_center, centre_inside_any, index_size
+from kiosk.same_card import INDEX_REACH, same_card
+from kiosk.vision.geometry import index_size
 
 TURN_DEGREES = 45.0
 # The turned picture is read only if its indices stay at least this large in the detector's
@@ -112,15 +113,12 @@ def join_turned(cards: tuple[CardDetection, ...], turned: tuple[CardDetection, .
 
 
 def _same_card(a: CardDetection, b: CardDetection) -> bool:
-    """Are two readings one card: do they share an index (centres within half an index's length),
-    or name the same card with an index of one inside the other's card (its other corner read)?"""
-    for p in a.corners or (a.box,):
-        for q in b.corners or (b.box,):
-            (ax, ay), (bx, by) = box_center(p), box_center(q)
-            if math.hypot(ax - bx, ay - by) < 0.5 * max(index_size(p), index_size(q)):
-                return True
-    return a.card == b.card and (any(centre_inside_any(p, [b.box]) for p in a.corners or (a.box,))
-                                 or any(centre_inside_any(q, [a.box]) for q in b.corners or (b.box,)))
+    """Are two readings one card (`kiosk.same_card`): one index read by both, or the same card's two indices
+    within its reach?"""
+    a_indices, b_indices = a.corners or (a.box,), b.corners or (b.box,)
+    size = max(index_size(x) for x in (*a_indices, *b_indices))
+    return same_card(a.card, a_indices, b.card, b_indices, apart=lambda: math.dist(a.center, b.center),
+                     reach=INDEX_REACH * size)
 
 
 def _turned_size(width: int, height: int, degrees: float) -> tuple[int, int]:
