@@ -15,8 +15,8 @@ import math
 import cv2
 import numpy as np
 
-from kiosk.vision.detections import Box, CardDetection
 from kiosk.same_card import INDEX_REACH, same_card
+from kiosk.vision.detections import Box, CardDetection
 from kiosk.vision.geometry import index_size
 
 TURN_DEGREES = 45.0
