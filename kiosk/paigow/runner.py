@@ -18,7 +18,6 @@ from kiosk.table.actions import DealerAction
 from kiosk.table.config import KioskConfig
 from kiosk.table.frame_loop import FrameLoop
 from kiosk.table.hub import Hub
-from kiosk.table.judge import same_verdict
 from kiosk.table.layout import TableGeometry
 from kiosk.table.lifecycle import Lifecycle
 from kiosk.table.runner import TableRunner, TableState
@@ -162,19 +161,7 @@ class PaiGowRunner(FrameLoop):
             model_version=self.model_version, config_digest=self.digest, final=final,
             meta={"timestamp": round(self._now, 3)},
         )
-        if same_verdict(verdict, self._verdict):
-            return
-        self._verdict = verdict
-        self.verdicts.append(verdict)
-        if len(self.verdicts) > 100:
-            del self.verdicts[:50]
-        self._hand_verdicts.pop(verdict.hand_id, None)
-        self._hand_verdicts[verdict.hand_id] = verdict
-        if not self._collect and len(self._hand_verdicts) > 20:
-            del self._hand_verdicts[next(iter(self._hand_verdicts))]
-        self.hub.publish("verdict", verdict=verdict)
-        for phase in self.lifecycle.verdict_published():
-            self.hub.publish("phase", phase=phase, hand_id=self.hand_id)
+        self._publish_verdict(verdict)
 
     def _end_hand(self) -> None:
         self.lifecycle.clear()

@@ -2,13 +2,16 @@
 (kiosk.table.runner.TableRunner, kiosk.paigow.runner.PaiGowRunner).
 
 A runner sets `source`, `hub`, `_stop`, `_thread`, `error`, `failing` and `THREAD_NAME`, and has
-`process(frame)` and `finish()`.
+`process(frame)` and `finish()`; to publish verdicts it also sets `_verdict`, `verdicts`, `_hand_verdicts`,
+`_collect`, `lifecycle` and `hand_id`.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+
+from kiosk.table.judge import same_verdict
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +47,23 @@ class FrameLoop:
     def join(self, timeout: float | None = None) -> None:
         if self._thread is not None:
             self._thread.join(timeout)
+
+    def _publish_verdict(self, verdict) -> None:
+        """Publish `verdict` unless it says what the last one said; keep the recent ones (all of them while
+        `run_to_end` collects) and move the hand's phase on."""
+        if same_verdict(verdict, self._verdict):
+            return
+        self._verdict = verdict
+        self.verdicts.append(verdict)
+        if len(self.verdicts) > 100:  # a live table runs for days: keep only the recent ones
+            del self.verdicts[:50]
+        self._hand_verdicts.pop(verdict.hand_id, None)
+        self._hand_verdicts[verdict.hand_id] = verdict
+        if not self._collect and len(self._hand_verdicts) > 20:
+            del self._hand_verdicts[next(iter(self._hand_verdicts))]
+        self.hub.publish("verdict", verdict=verdict)
+        for phase in self.lifecycle.verdict_published():
+            self.hub.publish("phase", phase=phase, hand_id=self.hand_id)
 
     def _run_safely(self) -> None:
         try:

@@ -30,7 +30,7 @@ from kiosk.table.calibration import find_corners
 from kiosk.table.config import KioskConfig
 from kiosk.table.frame_loop import FrameLoop
 from kiosk.table.hub import Hub
-from kiosk.table.judge import HandSettings, judge, same_verdict
+from kiosk.table.judge import HandSettings, judge
 from kiosk.table.layout import TableGeometry, outside_frame
 from kiosk.table.lifecycle import Lifecycle
 from kiosk.table.occupancy import FeltModel
@@ -315,19 +315,7 @@ class TableRunner(FrameLoop):
             meta={"timestamp": round(self._now, 3), "dead_seen": sorted(self._auto_dead - self._not_dead)},
             score=self._score,
         )
-        if same_verdict(verdict, self._verdict):
-            return
-        self._verdict = verdict
-        self.verdicts.append(verdict)
-        if len(self.verdicts) > 100:  # a live table runs for days: keep only the recent ones
-            del self.verdicts[:50]
-        self._hand_verdicts.pop(verdict.hand_id, None)
-        self._hand_verdicts[verdict.hand_id] = verdict
-        if not self._collect and len(self._hand_verdicts) > 20:
-            del self._hand_verdicts[next(iter(self._hand_verdicts))]
-        self.hub.publish("verdict", verdict=verdict)
-        for phase in self.lifecycle.verdict_published():
-            self.hub.publish("phase", phase=phase, hand_id=self.hand_id)
+        self._publish_verdict(verdict)
 
     def _score(self, showdown: dict) -> dict:
         """`kiosk score` of a showdown, remembered: the same read scores the same (rules are pure)."""
