@@ -34,10 +34,6 @@ LISTED = ("table_id, hand_id, record_hash, started_at, first_decided_at, status,
           "total_paid, largest_payment, revisions, corrections")
 
 
-def _seats(text: str) -> tuple[int, ...]:
-    return tuple(int(s) for s in text.strip(",").split(",") if s)
-
-
 def connect(dsn: str):
     import psycopg
     from psycopg.rows import dict_row
@@ -83,16 +79,7 @@ class CentralStore:
             " ORDER BY first_decided_at DESC, hand_id DESC"
         ).replace("{LISTED}", LISTED)
         rows = self._conn().execute(sql, [*args, int(query.limit), int(query.offset)]).fetchall()
-        return [
-            HandListing(
-                hand_id=r["hand_id"], table=r["table_id"], started_at=r["started_at"],
-                decided_at=r["first_decided_at"], status=r["status"], seats=_seats(r["seats"]),
-                fouled=_seats(r["fouled"]), naturals=_seats(r["naturals"]), total_paid=r["total_paid"],
-                largest_payment=r["largest_payment"], revisions=r["revisions"], corrections=r["corrections"],
-                under_review=bool(r["under_review"]), hash=r["record_hash"],
-            )
-            for r in rows
-        ]
+        return [HandListing.from_row(r, r["table_id"], r["record_hash"]) for r in rows]
 
     def hand(self, hand_id: str) -> HandRecord | None:
         conn = self._conn()

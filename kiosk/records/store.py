@@ -234,6 +234,16 @@ class HandListing:
     under_review: bool
     hash: str
 
+    @classmethod
+    def from_row(cls, r, table: str, hash: str) -> "HandListing":
+        """A listing from a hands row (SQLite's or the floor's: the two name the table and the hash apart)."""
+        return cls(
+            hand_id=r["hand_id"], table=table, started_at=r["started_at"], decided_at=r["first_decided_at"],
+            status=r["status"], seats=_seats(r["seats"]), fouled=_seats(r["fouled"]), naturals=_seats(r["naturals"]),
+            total_paid=r["total_paid"], largest_payment=r["largest_payment"], revisions=r["revisions"],
+            corrections=r["corrections"], under_review=bool(r["under_review"]), hash=hash,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class HandRecord:
@@ -615,16 +625,7 @@ class HandStore:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY first_decided_at DESC, seq DESC LIMIT ? OFFSET ?"
         args += [int(query.limit), int(query.offset)]
-        return [
-            HandListing(
-                hand_id=r["hand_id"], table=r["table_name"], started_at=r["started_at"],
-                decided_at=r["first_decided_at"], status=r["status"], seats=_seats(r["seats"]),
-                fouled=_seats(r["fouled"]), naturals=_seats(r["naturals"]), total_paid=r["total_paid"],
-                largest_payment=r["largest_payment"], revisions=r["revisions"], corrections=r["corrections"],
-                under_review=bool(r["under_review"]), hash=r["hash"],
-            )
-            for r in self._conn().execute(sql, args)
-        ]
+        return [HandListing.from_row(r, r["table_name"], r["hash"]) for r in self._conn().execute(sql, args)]
 
     def hand(self, hand_id: str) -> HandRecord | None:
         conn = self._conn()
