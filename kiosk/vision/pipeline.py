@@ -31,7 +31,6 @@ class Look:
     image: np.ndarray
     rois: list | None = None
     cut: tuple = AS_FOUND
-    found: list = field(default_factory=list)  # the index boxes (and detector scores) the first search found
     meta: dict = field(default_factory=dict)  # counts and timings reported with the readings
     trust: list | None = None  # the context check's trust in each reading, where it weighs in settling a deck
 

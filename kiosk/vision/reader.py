@@ -161,13 +161,13 @@ class CardReader:
 
     def _read_one_picture(self, image: np.ndarray, source: str, stages: list | None) -> Detections:
         log = stages.append if stages is not None else (lambda _: None)
-        dets, found = self._read_found(image, source=source, scales=self.picture_scales)
+        dets = self.read(image, source=source, scales=self.picture_scales)
         log(("read", dets.cards))
         one_deck = self.settings.stages.one_deck is not None
         floor = self.one_deck_line if one_deck else self.report_line
         # One deck: every reading takes part in settling the deck; the floor applies after.
         cards = dets.cards if one_deck else tuple(c for c in dets.cards if c.confidence >= floor)
-        look = pipeline.PictureLook(self, image, found=found, source=source, first=dets, floor=floor)
+        look = pipeline.PictureLook(self, image, source=source, first=dets, floor=floor)
         cards = pipeline.run_stages(pipeline.PICTURE_STAGES, look, cards, log)
         return replace(dets, cards=cards, meta={**dets.meta, **look.meta})
 
@@ -184,17 +184,12 @@ class CardReader:
         """`still`: a pipeline's memory of where the indices were (kiosk.vision.still); a frame
         that has not moved since reads its cards at those indices without the detector. `scales`: the picture
         is searched shrunk by these factors too (single pictures: `picture_scales`)."""
-        return self._read_found(image_bgr, rois, frame_index, timestamp, source, still, scales)[0]
-
-    def _read_found(self, image_bgr, rois=None, frame_index=0, timestamp=0.0, source="", still=None,
-                    scales=(1.0,)) -> tuple[Detections, list]:
-        """`read`, and the index boxes the first search found (with their detector scores)."""
         image = _as_bgr(image_bgr, source)
         h, w = image.shape[:2]
         t0 = time.perf_counter()
         clean_rois = _clean_rois(rois, w, h)
         if clean_rois == []:
-            return Detections((), (w, h), frame_index, timestamp, source, {"backend": self.backend}), []
+            return Detections((), (w, h), frame_index, timestamp, source, {"backend": self.backend})
         region = _bounds(clean_rois) if clean_rois else (0, 0, w, h)
 
         def find():
@@ -206,7 +201,7 @@ class CardReader:
             found, found_in = still.indices(image, (region, tuple(clean_rois or ())), frame_index, timestamp, find)
             cut = still.cut
         t1 = time.perf_counter()
-        look = pipeline.Look(self, image, clean_rois, cut, found)
+        look = pipeline.Look(self, image, clean_rois, cut)
         cards = pipeline.frame_cards(look, found)
         t2 = time.perf_counter()
         meta = {
@@ -217,7 +212,7 @@ class CardReader:
             "ms_detect": round((t1 - t0) * 1000, 1),
             "ms_classify": round((t2 - t1) * 1000, 1),
         }
-        return Detections(tuple(cards), (w, h), frame_index, timestamp, source, meta), found
+        return Detections(tuple(cards), (w, h), frame_index, timestamp, source, meta)
 
 
 def _clean_rois(rois, w: int, h: int) -> list | None:
